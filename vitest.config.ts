@@ -1,0 +1,28 @@
+// @ts-check
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        // Pure logic and the React islands, in a simulated DOM.
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.{ts,tsx}"],
+          environment: "jsdom",
+        },
+        esbuild: { jsx: "automatic" },
+      },
+      {
+        // The embedded Supabase backend, driven through supabase-js over real HTTP.
+        test: {
+          name: "backend",
+          include: ["tests/backend/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
