@@ -1,0 +1,199 @@
+import { lazy, Suspense, useCallback, useEffect, useId, useReducer, useRef, useState, type FormEvent } from "react";
+import { isValidEmail, normalizeSignUp, type Outcome } from "../lib/early-access";
+import { formReducer, initialFormState, type FormError } from "../lib/form-state";
+import { register } from "../lib/register";
+import { getSupabase } from "../lib/supabase";
+
+interface Toast {
+  title: string;
+  description: string;
+}
+
+/** Every string the form shows; the page owns them so editors change copy in one place. */
+export interface EarlyAccessCopy {
+  heading: string;
+  emailLabel: string;
+  emailPlaceholder: string;
+  phoneLabel: string;
+  phonePlaceholder: string;
+  phoneHint: string;
+  submit: string;
+  submitting: string;
+  note: string;
+  errors: Record<FormError, string>;
+  toasts: Record<Outcome, Toast>;
+  success: { title: string; message: string };
+}
+
+const Toasts = lazy(() => import("./Toasts"));
+
+/** Resolves once, when the lazily loaded Toaster is ready to show toasts. */
+function useToasterReady() {
+  const [ready] = useState(() => Promise.withResolvers<void>());
+  const onMounted = useCallback(() => ready.resolve(), [ready]);
+  return { whenReady: ready.promise, onMounted };
+}
+
+export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
+  const [state, dispatch] = useReducer(formReducer, initialFormState);
+  const [email, setEmail] = useState("");
+  const [phone, setPhone] = useState("");
+  const [announcement, setAnnouncement] = useState("");
+  const [extrasWanted, setExtrasWanted] = useState(false);
+  const toaster = useToasterReady();
+  const submitting = useRef(false);
+  const emailInput = useRef<HTMLInputElement>(null);
+  const successHeading = useRef<HTMLHeadingElement>(null);
+  const ids = { heading: useId(), email: useId(), phone: useId(), phoneHint: useId(), message: useId() };
+
+  // After an answer, focus goes where the person acts next: the email field to correct it,
+  // or the panel that replaced the form.
+  useEffect(() => {
+    if (state.status === "error") emailInput.current?.focus();
+    if (state.status === "success") successHeading.current?.focus();
+  }, [state]);
+
+  // supabase-js and sonner stay off the page until someone shows interest in the form.
+  const warmUp = () => {
+    if (extrasWanted) return;
+    setExtrasWanted(true);
+    getSupabase().catch(() => {}); // a failure resurfaces, and is handled, on submit
+  };
+
+  const onEdit = () => {
+    if (state.status !== "error") return;
+    dispatch({ type: "edit" });
+    setAnnouncement("");
+  };
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    warmUp();
+    // A ref, not state: a double click lands before React re-renders the disabled button.
+    if (submitting.current) return;
+    setAnnouncement("");
+    // The browser's own email check counts too, without its validation bubble (noValidate).
+    if (!isValidEmail(email) || !emailInput.current?.validity.valid) {
+      dispatch({ type: "invalid" });
+      setAnnouncement(copy.errors.invalid);
+      return;
+    }
+
+    submitting.current = true;
+    dispatch({ type: "submit" });
+    const outcome = await register(getSupabase, normalizeSignUp(email, phone));
+    submitting.current = false;
+    dispatch({ type: "answer", outcome });
+
+    if (outcome === "registered") {
+      setEmail("");
+      setPhone("");
+      setAnnouncement(`${copy.success.title}. ${copy.success.message}`);
+    } else {
+      setAnnouncement(copy.errors[outcome]);
+    }
+    await showToast(outcome);
+  }
+
+  async function showToast(outcome: Outcome) {
+    const [{ toast }] = await Promise.all([import("sonner"), toaster.whenReady]);
+    const { title, description } = copy.toasts[outcome];
+    if (outcome === "registered") toast.success(title, { description });
+    else toast.error(title, { description });
+  }
+
+  const loading = state.status === "loading";
+  const emailInvalid = state.error === "invalid" || state.error === "duplicate";
+
+  return (
+    <section aria-labelledby={ids.heading} className="glass-strong rounded-3xl p-6 sm:p-8">
+      {state.status === "success" ? (
+        <div className="py-4 text-center" data-testid="success-panel">
+          <div aria-hidden="true" className="mx-auto mb-4 grid size-14 place-items-center rounded-full bg-emerald-400/15 text-3xl text-emerald-300 ring-1 ring-emerald-300/40">
+            ✓
+          </div>
+          <h2
+            ref={successHeading}
+            id={ids.heading}
+            tabIndex={-1}
+            className="font-display text-2xl font-semibold text-white outline-none sm:text-3xl"
+          >
+            {copy.success.title}
+          </h2>
+          <p className="mt-3 font-semibold tracking-wide text-cyan-200">{copy.success.message}</p>
+        </div>
+      ) : (
+        <form noValidate onSubmit={onSubmit} onFocus={warmUp} className="space-y-5">
+          <h2 id={ids.heading} className="font-display text-2xl font-semibold text-white sm:text-3xl">
+            {copy.heading}
+          </h2>
+          <div className="space-y-2">
+            <label htmlFor={ids.email} className="block text-sm font-medium text-slate-200">
+              {copy.emailLabel}
+            </label>
+            <input
+              ref={emailInput}
+              id={ids.email}
+              name="email"
+              type="email"
+              required
+              autoComplete="email"
+              inputMode="email"
+              placeholder={copy.emailPlaceholder}
+              value={email}
+              disabled={loading}
+              aria-invalid={emailInvalid}
+              aria-describedby={state.error ? ids.message : undefined}
+              onChange={(event) => {
+                setEmail(event.target.value);
+                onEdit();
+              }}
+              className="field"
+            />
+            {state.error && (
+              <p id={ids.message} className="text-sm font-medium text-rose-300" data-testid="form-message">
+                {copy.errors[state.error]}
+              </p>
+            )}
+          </div>
+          <div className="space-y-2">
+            <label htmlFor={ids.phone} className="block text-sm font-medium text-slate-200">
+              {copy.phoneLabel}
+            </label>
+            <input
+              id={ids.phone}
+              name="phone"
+              type="tel"
+              autoComplete="tel"
+              placeholder={copy.phonePlaceholder}
+              value={phone}
+              disabled={loading}
+              aria-describedby={ids.phoneHint}
+              onChange={(event) => {
+                setPhone(event.target.value);
+                onEdit();
+              }}
+              className="field"
+            />
+            <p id={ids.phoneHint} className="text-sm text-slate-300">
+              {copy.phoneHint}
+            </p>
+          </div>
+          <button type="submit" disabled={loading} className="cta w-full">
+            {loading ? copy.submitting : copy.submit}
+          </button>
+          <p className="text-center text-sm text-slate-300">{copy.note}</p>
+        </form>
+      )}
+      {/* sonner's own live region is missed by some screen readers (sonner #306). */}
+      <p role="status" className="sr-only">
+        {announcement}
+      </p>
+      {extrasWanted && (
+        <Suspense>
+          <Toasts onMounted={toaster.onMounted} />
+        </Suspense>
+      )}
+    </section>
+  );
+}
