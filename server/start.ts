@@ -2,8 +2,7 @@
 // Supabase backend beside it unless the site is configured for a real Supabase project.
 import { createServer } from "node:http";
 import { resolve } from "node:path";
-import { startBackend, type Backend } from "./backend/index.ts";
-import { DATA_DIR, SITE_PORT, usesLocalBackend } from "./config.ts";
+import { describeApi, SITE_PORT, startLocalBackend } from "./config.ts";
 import { astro, exited, onShutdown } from "./processes.ts";
 import { createStaticHost } from "./static-host.ts";
 
@@ -12,7 +11,7 @@ if (!process.argv.includes("--no-build")) {
   if (code !== 0) process.exit(code);
 }
 
-const backend: Backend | null = usesLocalBackend() ? await startBackend({ dataDir: DATA_DIR }) : null;
+const backend = await startLocalBackend();
 
 const host = createStaticHost({ root: resolve("dist") });
 const site = createServer(async (req, res) => {
@@ -21,16 +20,12 @@ const site = createServer(async (req, res) => {
   console.log(`site ${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
 });
 site.listen(SITE_PORT, () => {
-  console.log(`\n  Site:  http://localhost:${SITE_PORT}`);
-  if (backend) {
-    console.log(`  API:   ${backend.url}  (embedded Supabase backend)`);
-    console.log(`  Data:  ${resolve(DATA_DIR)}\n`);
-  } else {
-    console.log(`  API:   ${process.env.PUBLIC_SUPABASE_URL}  (configured Supabase project)\n`);
-  }
+  console.log(`\n  Site:  http://localhost:${SITE_PORT}\n${describeApi(backend)}\n`);
 });
 
 onShutdown(async () => {
-  await new Promise((done) => site.close(done));
+  const closed = new Promise((done) => site.close(done));
+  site.closeAllConnections();
+  await closed;
   await backend?.close();
 });
