@@ -1,0 +1,91 @@
+// The countdown (spec §2, §9). The browser's clock is faked with page.clock: the real date
+// cannot be chosen, and a test cannot wait a year for the launch.
+import { expect, test, type Page } from "@playwright/test";
+import { screenshot } from "./support.ts";
+
+async function countdown(page: Page) {
+  const read = async (unit: string) =>
+    (await page.locator(`[data-unit="${unit}"] .tabular-nums`).textContent())?.trim();
+  return {
+    days: await read("days"),
+    hours: await read("hours"),
+    minutes: await read("minutes"),
+    seconds: await read("seconds"),
+  };
+}
+
+async function openAt(page: Page, iso: string) {
+  await page.clock.install({ time: new Date(iso) });
+  await page.goto("/");
+  await expect(page.locator("[data-countdown=live]")).toBeVisible();
+}
+
+test("the built HTML shows placeholders, not build-time numbers", async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto("/");
+  expect(await countdown(page)).toEqual({ days: "--", hours: "--", minutes: "--", seconds: "--" });
+  await context.close();
+});
+
+test("shows the time left at a given instant, and ticks every second", async ({ page }, testInfo) => {
+  await openAt(page, "2027-12-30T22:58:50Z");
+  expect(await countdown(page)).toEqual({ days: "01", hours: "01", minutes: "01", seconds: "10" });
+  await screenshot(page, testInfo, "countdown");
+
+  await page.clock.runFor(1000);
+  expect(await countdown(page)).toEqual({ days: "01", hours: "01", minutes: "01", seconds: "09" });
+  await page.clock.runFor(10_000);
+  expect(await countdown(page)).toEqual({ days: "01", hours: "01", minutes: "00", seconds: "59" });
+});
+
+test("shows three-digit days far from the launch", async ({ page }) => {
+  await openAt(page, "2026-11-22T00:00:00Z");
+  expect(await countdown(page)).toEqual({ days: "405", hours: "00", minutes: "00", seconds: "00" });
+});
+
+test("is right again after the clock jumps (a sleeping laptop wakes)", async ({ page }) => {
+  await openAt(page, "2027-12-31T00:00:00Z");
+  expect(await countdown(page)).toEqual({ days: "01", hours: "00", minutes: "00", seconds: "00" });
+  // The wall clock moves 5 hours while no timer runs, as in a suspended laptop.
+  await page.clock.setSystemTime(new Date("2027-12-31T05:00:00Z"));
+  await page.clock.runFor(1000);
+  expect(await countdown(page)).toEqual({ days: "00", hours: "18", minutes: "59", seconds: "59" });
+});
+
+test("reaches zero at the launch and stops there", async ({ page }) => {
+  await openAt(page, "2027-12-31T23:59:58Z");
+  expect(await countdown(page)).toEqual({ days: "00", hours: "00", minutes: "00", seconds: "02" });
+  await page.clock.runFor(2000);
+  expect(await countdown(page)).toEqual({ days: "00", hours: "00", minutes: "00", seconds: "00" });
+  await page.clock.runFor(5000);
+  expect(await countdown(page)).toEqual({ days: "00", hours: "00", minutes: "00", seconds: "00" });
+});
+
+test("shows zeros, never negative numbers, after the launch", async ({ page }) => {
+  await openAt(page, "2028-03-15T10:00:00Z");
+  expect(await countdown(page)).toEqual({ days: "00", hours: "00", minutes: "00", seconds: "00" });
+});
+
+test("keeps its size when hydrated and when the digits change", async ({ page }) => {
+  await page.clock.install({ time: new Date("2027-12-30T22:58:50Z") });
+  // Block the island's code so the pre-rendered box can be measured first.
+  await page.route("**/_astro/Countdown.*.js", (route) => route.abort());
+  await page.goto("/");
+  const box = () => page.locator("[data-countdown]").boundingBox();
+  const before = await box();
+  await page.unroute("**/_astro/Countdown.*.js");
+  await page.goto("/");
+  await expect(page.locator("[data-countdown=live]")).toBeVisible();
+  const hydrated = await box();
+  await page.clock.runFor(3000);
+  expect(hydrated).toEqual(before);
+  expect(await box()).toEqual(before);
+});
+
+test("is never a live region", async ({ page }) => {
+  await openAt(page, "2027-12-30T22:58:50Z");
+  const countdownRegion = page.locator("[data-countdown]");
+  await expect(countdownRegion).not.toHaveAttribute("aria-live");
+  await expect(countdownRegion.locator("[aria-live], [role=status], [role=alert], [role=timer]")).toHaveCount(0);
+});

@@ -1,0 +1,186 @@
+// The sign-up form (spec §4, §5, §7, §8) against the production build and the embedded
+// backend. Real failures where they can be had (a real duplicate); network faults and a hang
+// are faked with page.route because they cannot be produced on demand.
+import { expect, test, type Page } from "@playwright/test";
+import { countRestCalls, openLanding, screenshot, storedRows, uniqueEmail } from "./support.ts";
+
+const REST = "**/rest/v1/early_access*";
+
+const form = (page: Page) => ({
+  email: page.getByLabel("Email address"),
+  phone: page.getByLabel("Phone number (optional)"),
+  button: page.getByRole("button", { name: /Notify Me|Joining the Future/ }),
+  message: page.getByTestId("form-message"),
+  status: page.getByRole("status").filter({ hasNotText: /^$/ }),
+});
+
+const toast = (page: Page, title: string) => page.locator("[data-sonner-toast]").filter({ hasText: title });
+
+test("a sign-up shows loading, then the success panel, and is stored normalised", async ({ page }, testInfo) => {
+  const email = uniqueEmail(testInfo);
+  const inserts = countRestCalls(page);
+  await openLanding(page);
+  const f = form(page);
+
+  // Hold the request until the loading state has been checked, then let it through untouched.
+  const release = Promise.withResolvers<void>();
+  await page.route(REST, async (route) => {
+    if (route.request().method() === "POST") await release.promise;
+    await route.continue();
+  });
+
+  await f.email.fill(`  ${email.toUpperCase()}  `);
+  await f.phone.fill("  +44 20 7946 0000 ");
+  await f.button.click();
+
+  await expect(f.button).toHaveText("Joining the Future...");
+  await expect(f.button).toBeDisabled();
+  await expect(f.email).toBeDisabled();
+  await expect(f.phone).toBeDisabled();
+  await screenshot(page, testInfo, "form-loading");
+  release.resolve();
+
+  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  await expect(page.getByText("REGISTER: YOU CAN GET UP TO 20% OFF")).toBeVisible();
+  await expect(page.getByLabel("Email address")).toHaveCount(0);
+  const success = toast(page, "Welcome to the Future!");
+  await expect(success).toContainText("You're now registered for early access with up to 20% off.");
+  await expect(success).toHaveAttribute("data-type", "success");
+  await screenshot(page, testInfo, "form-success");
+
+  expect(inserts.inserts).toBe(1);
+  expect(await storedRows(email)).toEqual([{ email, phone: "+44 20 7946 0000" }]);
+});
+
+test("an empty phone is stored as null", async ({ page }, testInfo) => {
+  const email = uniqueEmail(testInfo);
+  await openLanding(page);
+  await form(page).email.fill(email);
+  await form(page).phone.fill("   ");
+  await form(page).button.click();
+  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  expect(await storedRows(email)).toEqual([{ email, phone: null }]);
+});
+
+test("an address already on the list is refused, and typing clears the error", async ({ page }, testInfo) => {
+  const email = uniqueEmail(testInfo);
+  await openLanding(page);
+  await form(page).email.fill(email);
+  await form(page).button.click();
+  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+
+  // The same address again, in another case and with spaces: the database says 23505.
+  await openLanding(page);
+  const f = form(page);
+  await f.email.fill(` ${email.toUpperCase()} `);
+  await f.button.click();
+  await expect(f.message).toHaveText("This email is already registered for early access.");
+  await expect(f.email).toHaveAttribute("aria-invalid", "true");
+  const duplicate = toast(page, "Already Registered");
+  await expect(duplicate).toContainText("This email is already on our early access list.");
+  await expect(duplicate).toHaveAttribute("data-type", "error");
+  await expect(f.status).toHaveText("This email is already registered for early access.");
+  await screenshot(page, testInfo, "form-duplicate");
+
+  await f.email.press("End");
+  await f.email.pressSequentially("x");
+  await expect(f.message).toHaveCount(0);
+  await expect(f.email).toHaveAttribute("aria-invalid", "false");
+  await expect(f.button).toHaveText("Notify Me");
+  expect(await storedRows(email)).toHaveLength(1);
+});
+
+for (const [name, typed] of [
+  ["an empty address", ""],
+  ["an address without @", "future.example.com"],
+  ["an address the browser rejects", "someone@"],
+] as const) {
+  test(`${name} is refused before anything is sent`, async ({ page }, testInfo) => {
+    const inserts = countRestCalls(page);
+    await openLanding(page);
+    const f = form(page);
+    await f.email.fill(typed);
+    await f.button.click();
+    await expect(f.message).toHaveText("Please enter a valid email address.");
+    await expect(f.email).toHaveAttribute("aria-invalid", "true");
+    await expect(f.email).toBeFocused();
+    // The spec's message, not the browser's own validation bubble.
+    expect(await f.email.evaluate((input) => input.closest("form")!.noValidate)).toBe(true);
+    await expect(page.locator("[data-sonner-toast]")).toHaveCount(0);
+    if (!typed) await screenshot(page, testInfo, "form-invalid");
+    expect(inserts.inserts).toBe(0);
+  });
+}
+
+const failures: Array<[string, (page: Page) => Promise<void>]> = [
+  // The network is down: the request fails before any answer.
+  ["the network fails", (page) => page.route(REST, (route) => route.abort("internetdisconnected"))],
+  // A proxy answers with an HTML error page instead of JSON.
+  [
+    "the answer is not JSON",
+    (page) =>
+      page.route(REST, (route) =>
+        route.request().method() === "POST"
+          ? route.fulfill({ status: 502, contentType: "text/html", body: "<html><h1>502 Bad Gateway</h1></html>" })
+          : route.continue(),
+      ),
+  ],
+];
+
+for (const [name, breakNetwork] of failures) {
+  test(`when ${name}, the form says something went wrong`, async ({ page }, testInfo) => {
+    await openLanding(page);
+    await breakNetwork(page);
+    const f = form(page);
+    await f.email.fill(uniqueEmail(testInfo));
+    await f.button.click();
+    await expect(f.message).toHaveText("Something went wrong. Please try again.");
+    const failed = toast(page, "Registration Failed");
+    await expect(failed).toContainText("There was an issue with your registration. Please try again.");
+    await expect(failed).toHaveAttribute("data-type", "error");
+    await expect(f.button).toBeEnabled();
+    if (name === "the network fails") await screenshot(page, testInfo, "form-failed");
+  });
+}
+
+test("a request without an answer is given up after 15 seconds", async ({ page }, testInfo) => {
+  // The clock is faked so the test need not wait 15 real seconds; the hang is faked by a
+  // route that never answers.
+  await page.clock.install();
+  await openLanding(page);
+  await page.route(REST, (route) => (route.request().method() === "POST" ? undefined : route.continue()));
+  const f = form(page);
+  await f.email.fill(uniqueEmail(testInfo));
+  await f.button.click();
+  await expect(f.button).toHaveText("Joining the Future...");
+
+  await page.clock.runFor(14_000);
+  await expect(f.button).toHaveText("Joining the Future...");
+  await page.clock.runFor(1_000);
+  await expect(f.message).toHaveText("Something went wrong. Please try again.");
+  await expect(f.button).toHaveText("Notify Me");
+});
+
+test("a double submission sends one request", async ({ page }, testInfo) => {
+  const inserts = countRestCalls(page);
+  await openLanding(page);
+  const release = Promise.withResolvers<void>();
+  await page.route(REST, async (route) => {
+    if (route.request().method() === "POST") await release.promise;
+    await route.continue();
+  });
+  const f = form(page);
+  await f.email.fill(uniqueEmail(testInfo));
+  // Two submits in the same task, before React can re-render; then, while the first request
+  // is pending, a double click and Enter.
+  await f.email.evaluate((input) => {
+    const formElement = input.closest("form")!;
+    formElement.requestSubmit();
+    formElement.requestSubmit();
+  });
+  await f.button.dblclick({ force: true });
+  await page.keyboard.press("Enter");
+  release.resolve();
+  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  expect(inserts.inserts).toBe(1);
+});

@@ -1,0 +1,56 @@
+// What the browser tests share: loading a page until its islands are live, collecting console
+// errors, saving screenshots to look at, and reading the database as the service role.
+import { expect, type Page, type TestInfo } from "@playwright/test";
+import { mkdirSync } from "node:fs";
+import { LOCAL_SERVICE_ROLE_KEY } from "../../server/backend/keys.ts";
+
+/** The embedded backend `npm start` runs for the tests, on the Supabase CLI's address. */
+const API_URL = "http://127.0.0.1:54321";
+
+export const SCREENSHOT_DIR = "tests/artifacts/screenshots";
+
+/** Opens `/` and waits until both islands have hydrated (Astro drops `ssr` when they have). */
+export async function openLanding(page: Page): Promise<void> {
+  await page.goto("/");
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0);
+}
+
+/** Console errors and uncaught exceptions, collected from the moment it is called. */
+export function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+  page.on("pageerror", (error) => errors.push(error.message));
+  return errors;
+}
+
+/** A full-page screenshot kept as an artifact, and attached to the test's report. */
+export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = `${SCREENSHOT_DIR}/${name}.png`;
+  await page.screenshot({ path, fullPage: true, animations: "disabled" });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+}
+
+/** An address no other test uses. */
+export function uniqueEmail(testInfo: TestInfo, tag = ""): string {
+  return `e2e-${testInfo.testId}${tag}-${Date.now()}@example.com`;
+}
+
+/** The rows stored for an address, read with the service role (anon can never read the list). */
+export async function storedRows(email: string): Promise<Array<{ email: string; phone: string | null }>> {
+  const response = await fetch(
+    `${API_URL}/rest/v1/early_access?select=email,phone&email=eq.${encodeURIComponent(email)}`,
+    { headers: { apikey: LOCAL_SERVICE_ROLE_KEY, authorization: `Bearer ${LOCAL_SERVICE_ROLE_KEY}` } },
+  );
+  expect(response.status, "service_role can read the list").toBe(200);
+  return response.json();
+}
+
+/** Requests the page sends to the REST interface, counted from the moment it is called. */
+export function countRestCalls(page: Page): { readonly inserts: number } {
+  const counter = { inserts: 0 };
+  page.on("request", (request) => {
+    if (request.url().includes("/rest/v1/early_access") && request.method() === "POST") counter.inserts++;
+  });
+  return counter;
+}
