@@ -53,13 +53,19 @@ export default function Countdown({ launchAt, labels }: CountdownProps) {
           className="glass flex flex-col items-center rounded-2xl px-1 py-3 sm:px-4 sm:py-5"
           data-unit={unit}
         >
-          <span className="font-display text-3xl font-semibold tabular-nums text-white sm:text-5xl">
+          <span className="font-display text-3xl font-semibold text-white tabular-nums sm:text-5xl">
             {/* Days may need three digits: the box is sized for them from the start. */}
-            <span className={unit === "days" ? "inline-block min-w-[3ch] text-center" : "inline-block min-w-[2ch] text-center"}>
+            <span
+              className={
+                unit === "days"
+                  ? "inline-block min-w-[3ch] text-center"
+                  : "inline-block min-w-[2ch] text-center"
+              }
+            >
               {left ? String(left[unit]).padStart(2, "0") : "--"}
             </span>
           </span>
-          <span className="mt-1 text-xs font-medium uppercase tracking-[0.2em] text-slate-300 sm:text-sm">
+          <span className="mt-1 text-xs font-medium tracking-[0.2em] text-slate-300 uppercase sm:text-sm">
             {labels[unit]}
           </span>
         </li>

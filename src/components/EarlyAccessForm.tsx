@@ -1,4 +1,14 @@
-import { lazy, Suspense, useCallback, useEffect, useId, useReducer, useRef, useState, type FormEvent } from "react";
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useId,
+  useReducer,
+  useRef,
+  useState,
+  type SubmitEvent,
+} from "react";
 import { isValidEmail, normalizeSignUp, type Outcome } from "../lib/early-access";
 import { formReducer, initialFormState, type FormError } from "../lib/form-state";
 import { register } from "../lib/register";
@@ -66,7 +76,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     setAnnouncement("");
   };
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+  async function onSubmit(event: SubmitEvent<HTMLFormElement>) {
     event.preventDefault();
     warmUp();
     // A ref, not state: a double click lands before React re-renders the disabled button.
@@ -109,7 +119,10 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     <section aria-labelledby={ids.heading} className="glass-strong rounded-3xl p-6 sm:p-8">
       {state.status === "success" ? (
         <div className="py-4 text-center" data-testid="success-panel">
-          <div aria-hidden="true" className="mx-auto mb-4 grid size-14 place-items-center rounded-full bg-emerald-400/15 text-3xl text-emerald-300 ring-1 ring-emerald-300/40">
+          <div
+            aria-hidden="true"
+            className="mx-auto mb-4 grid size-14 place-items-center rounded-full bg-emerald-400/15 text-3xl text-emerald-300 ring-1 ring-emerald-300/40"
+          >
             ✓
           </div>
           <h2

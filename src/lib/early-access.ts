@@ -27,7 +27,7 @@ const UNIQUE_VIOLATION = "23505";
  * Spec §8, from the fields supabase-js returns: `error` and `error.code`. Network failures,
  * aborts and non-JSON answers all arrive as an `error` without that code.
  */
-export function outcomeOf(answer: { error: { code?: string } | null }): Outcome {
+export function outcomeOf(answer: { error: { code?: string; message: string } | null }): Outcome {
   if (!answer.error) return "registered";
   return answer.error.code === UNIQUE_VIOLATION ? "duplicate" : "failed";
 }

@@ -13,10 +13,7 @@ export interface FormState {
 }
 
 export type FormEvent =
-  | { type: "submit" }
-  | { type: "invalid" }
-  | { type: "answer"; outcome: Outcome }
-  | { type: "edit" };
+  { type: "submit" } | { type: "invalid" } | { type: "answer"; outcome: Outcome } | { type: "edit" };
 
 export const initialFormState: FormState = { status: "idle", error: null };
 

@@ -11,8 +11,7 @@ export async function register(loadClient: () => Promise<SupabaseClient>, signUp
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
   try {
     const client = await loadClient();
-    const answer = await client
-      .from("early_access").insert(signUp).select().abortSignal(controller.signal);
+    const answer = await client.from("early_access").insert(signUp).select().abortSignal(controller.signal);
     return outcomeOf(answer);
   } catch {
     // supabase-js returns rather than throws for HTTP and network errors; anything thrown

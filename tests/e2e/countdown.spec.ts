@@ -87,5 +87,7 @@ test("is never a live region", async ({ page }) => {
   await openAt(page, "2027-12-30T22:58:50Z");
   const countdownRegion = page.locator("[data-countdown]");
   await expect(countdownRegion).not.toHaveAttribute("aria-live");
-  await expect(countdownRegion.locator("[aria-live], [role=status], [role=alert], [role=timer]")).toHaveCount(0);
+  await expect(countdownRegion.locator("[aria-live], [role=status], [role=alert], [role=timer]")).toHaveCount(
+    0,
+  );
 });

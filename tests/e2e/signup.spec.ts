@@ -16,7 +16,9 @@ const form = (page: Page) => ({
 
 const toast = (page: Page, title: string) => page.locator("[data-sonner-toast]").filter({ hasText: title });
 
-test("a sign-up shows loading, then the success panel, and is stored normalised", async ({ page }, testInfo) => {
+test("a sign-up shows loading, then the success panel, and is stored normalised", async ({
+  page,
+}, testInfo) => {
   const email = uniqueEmail(testInfo);
   const inserts = countRestCalls(page);
   await openLanding(page);
@@ -112,7 +114,7 @@ for (const [name, typed] of [
   });
 }
 
-const failures: Array<[string, (page: Page) => Promise<void>]> = [
+const failures: Array<[string, (page: Page) => Promise<unknown>]> = [
   // The network is down: the request fails before any answer.
   ["the network fails", (page) => page.route(REST, (route) => route.abort("internetdisconnected"))],
   // A proxy answers with an HTML error page instead of JSON.
@@ -121,7 +123,11 @@ const failures: Array<[string, (page: Page) => Promise<void>]> = [
     (page) =>
       page.route(REST, (route) =>
         route.request().method() === "POST"
-          ? route.fulfill({ status: 502, contentType: "text/html", body: "<html><h1>502 Bad Gateway</h1></html>" })
+          ? route.fulfill({
+              status: 502,
+              contentType: "text/html",
+              body: "<html><h1>502 Bad Gateway</h1></html>",
+            })
           : route.continue(),
       ),
   ],

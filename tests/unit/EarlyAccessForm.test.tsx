@@ -95,7 +95,9 @@ describe("states (spec §4)", () => {
     expect((button() as HTMLButtonElement).disabled).toBe(true);
     expect((email() as HTMLInputElement).disabled).toBe(true);
     expect((phone() as HTMLInputElement).disabled).toBe(true);
-    expect(inserted).toEqual([{ table: "early_access", row: { email: "visitor@example.com", phone: "+1 555" } }]);
+    expect(inserted).toEqual([
+      { table: "early_access", row: { email: "visitor@example.com", phone: "+1 555" } },
+    ]);
   });
 
   it("success replaces the form with the panel", async () => {
@@ -116,22 +118,25 @@ describe("states (spec §4)", () => {
     ["duplicate", { error: { code: "23505", message: "duplicate key" } }, "DUPLICATE", "T-duplicate"],
     // Anything else.
     ["failure", { error: { code: "", message: "TypeError: Failed to fetch" } }, "FAILED", "T-failed"],
-  ])("%s shows its message and toast, and typing clears the message", async (_name, reply, message, toast) => {
-    const user = await submit("a@b.co");
-    await act(async () => answer.resolve(reply));
-    expect(formMessage()?.textContent).toBe(message);
-    expect(screen.getByRole("status").textContent).toBe(message);
-    const toastElement = (await screen.findByText(toast)).closest("[data-sonner-toast]");
-    expect(toastElement?.getAttribute("data-type")).toBe("error");
-    expect((email() as HTMLInputElement).disabled).toBe(false);
-    expect(button().textContent).toBe("Notify Me");
-    expect(document.activeElement).toBe(email());
+  ])(
+    "%s shows its message and toast, and typing clears the message",
+    async (_name, reply, message, toast) => {
+      const user = await submit("a@b.co");
+      await act(async () => answer.resolve(reply));
+      expect(formMessage()?.textContent).toBe(message);
+      expect(screen.getByRole("status").textContent).toBe(message);
+      const toastElement = (await screen.findByText(toast)).closest("[data-sonner-toast]");
+      expect(toastElement?.getAttribute("data-type")).toBe("error");
+      expect((email() as HTMLInputElement).disabled).toBe(false);
+      expect(button().textContent).toBe("Notify Me");
+      expect(document.activeElement).toBe(email());
 
-    await user.type(email(), "x");
-    expect(formMessage()).toBeNull();
-    expect(email().getAttribute("aria-invalid")).toBe("false");
-    expect(screen.getByRole("status").textContent).toBe("");
-  });
+      await user.type(email(), "x");
+      expect(formMessage()).toBeNull();
+      expect(email().getAttribute("aria-invalid")).toBe("false");
+      expect(screen.getByRole("status").textContent).toBe("");
+    },
+  );
 
   it("sends one request however often it is submitted", async () => {
     const user = await submit("a@b.co");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isValidEmail, normalizeSignUp, outcomeOf } from "../../src/lib/early-access";
+import { isValidEmail, normalizeSignUp, outcomeOf, type Outcome } from "../../src/lib/early-access";
 
 describe("isValidEmail (spec §5)", () => {
   it.each([
@@ -32,7 +32,7 @@ describe("normalizeSignUp (spec §3)", () => {
 });
 
 describe("outcomeOf (spec §8)", () => {
-  it.each([
+  it.each<[Parameters<typeof outcomeOf>[0], Outcome]>([
     // No error: registered.
     [{ error: null }, "registered"],
     // Postgres' unique violation, as PostgREST relays it: already registered.
@@ -43,7 +43,7 @@ describe("outcomeOf (spec §8)", () => {
     [{ error: { code: "", message: "TypeError: Failed to fetch" } }, "failed"],
     // A gateway error without a code (a wrong key, or an HTML 502 page).
     [{ error: { message: "Invalid API key" } }, "failed"],
-  ] as const)("%j → %s", (answer, expected) => {
+  ])("%j → %s", (answer, expected) => {
     expect(outcomeOf(answer)).toBe(expected);
   });
 });
