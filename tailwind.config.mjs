@@ -10,8 +10,25 @@ export default {
       },
       fontFamily: {
         // System faces: no font download, no swap, no layout shift.
-        sans: ['ui-sans-serif', 'system-ui', '-apple-system', '"Segoe UI"', 'Roboto', '"Helvetica Neue"', 'Arial', 'sans-serif'],
-        display: ['"Avenir Next"', '"Segoe UI Variable Display"', '"Segoe UI"', 'ui-sans-serif', 'system-ui', 'Roboto', 'sans-serif'],
+        sans: [
+          "ui-sans-serif",
+          "system-ui",
+          "-apple-system",
+          '"Segoe UI"',
+          "Roboto",
+          '"Helvetica Neue"',
+          "Arial",
+          "sans-serif",
+        ],
+        display: [
+          '"Avenir Next"',
+          '"Segoe UI Variable Display"',
+          '"Segoe UI"',
+          "ui-sans-serif",
+          "system-ui",
+          "Roboto",
+          "sans-serif",
+        ],
       },
     },
   },

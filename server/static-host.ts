@@ -24,7 +24,17 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 // Already-compressed formats gain nothing from another pass.
-const COMPRESSIBLE = new Set([".html", ".css", ".js", ".mjs", ".json", ".webmanifest", ".svg", ".txt", ".xml"]);
+const COMPRESSIBLE = new Set([
+  ".html",
+  ".css",
+  ".js",
+  ".mjs",
+  ".json",
+  ".webmanifest",
+  ".svg",
+  ".txt",
+  ".xml",
+]);
 
 // Astro fingerprints everything under /_astro/, so those files never change under a URL.
 const IMMUTABLE_PREFIX = "/_astro/";
