@@ -1,0 +1,55 @@
+// Who is calling: first the check Supabase's API gateway makes (an apikey must be present and
+// signed with the project's secret), then PostgREST's own JWT authentication, which gives the
+// database role and claims the request runs with.
+import { ANON_ROLE, postgrestError } from "./errors.ts";
+import { jsonResponse, ResponseError } from "./http-response.ts";
+import { verifyJwt, type Claims } from "./jwt.ts";
+
+export interface Identity {
+  role: string;
+  claims: Claims;
+}
+
+// The hosted gateway's answers, word for word.
+const MISSING_KEY = {
+  message: "No API key found in request",
+  hint: "No `apikey` request header or url param was found.",
+};
+const INVALID_KEY = {
+  message: "Invalid API key",
+  hint: "Double check your Supabase `anon` or `service_role` API key.",
+};
+
+export function authenticate(
+  apikey: string | null,
+  authorization: string | undefined,
+  secret: string,
+): Identity {
+  if (!apikey) throw new ResponseError(jsonResponse(401, MISSING_KEY));
+  if (!("claims" in verifyJwt(apikey, secret))) throw new ResponseError(jsonResponse(401, INVALID_KEY));
+
+  // supabase-js sends the key again, or a signed-in user's token, as the bearer token.
+  const check = verifyJwt(bearerToken(authorization) ?? apikey, secret);
+  if (!("claims" in check)) {
+    throw postgrestError(401, check.code, check.message, {
+      headers: {
+        "WWW-Authenticate": `Bearer error="invalid_token", error_description=${JSON.stringify(check.message)}`,
+      },
+    });
+  }
+  const role = roleOf(check.claims);
+  // PostgREST hands the database the claims with the role it settled on.
+  return { role, claims: { ...check.claims, role } };
+}
+
+function bearerToken(authorization: string | undefined): string | null {
+  const match = /^bearer(?: (.*))?$/i.exec(authorization?.trim() ?? "");
+  return match ? (match[1]?.trim() ?? "") : null;
+}
+
+/** The `role` claim, anon without one; a non-string role is used as its JSON text. */
+function roleOf(claims: Claims): string {
+  const { role } = claims;
+  if (role === undefined) return ANON_ROLE;
+  return typeof role === "string" ? role : JSON.stringify(role);
+}

@@ -1,0 +1,61 @@
+// The embedded Supabase backend: real Postgres (PGlite) in-process behind an HTTP endpoint that
+// answers the REST calls the site makes exactly as a Supabase project (PostgREST behind
+// Supabase's gateway) does, on the Supabase CLI's address and with its keys.
+import { resolve } from "node:path";
+import { openDatabase } from "./database.ts";
+import { createGateway } from "./http.ts";
+import { LOCAL_ANON_KEY, LOCAL_JWT_SECRET, LOCAL_SERVICE_ROLE_KEY } from "./keys.ts";
+import { createRestHandler } from "./postgrest.ts";
+import { createRequestRunner } from "./request-transaction.ts";
+import { loadSchemaCache } from "./schema-cache.ts";
+
+export interface Backend {
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  /** Absolute path of the data directory; null when the data lives in memory. */
+  dataDir: string | null;
+  /** Stops answering, lets requests in progress finish, then closes the database (flushing it). */
+  close(): Promise<void>;
+}
+
+export interface BackendOptions {
+  /** Where the data lives (default `.data`); null or PGlite's `memory://` keep it in memory. */
+  dataDir?: string | null;
+  /** Default 54321, the Supabase CLI's API port; 0 picks any free port. */
+  port?: number;
+  host?: string;
+  /** Receives one line per request (method, path, status, milliseconds); default console.log. */
+  log?: (line: string) => void;
+}
+
+export async function startBackend({
+  dataDir = ".data",
+  port = 54321,
+  host = "127.0.0.1",
+  log = console.log,
+}: BackendOptions = {}): Promise<Backend> {
+  const directory = dataDir === null || dataDir.startsWith("memory://") ? null : resolve(dataDir);
+  const db = await openDatabase(directory, log);
+  const cache = await loadSchemaCache(db);
+  const handleRest = createRestHandler(cache, createRequestRunner(db, cache.roleSettings));
+
+  const gateway = createGateway({ jwtSecret: LOCAL_JWT_SECRET, handleRest, log });
+  const boundPort = await gateway.listen(port, host).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`,
+    anonKey: LOCAL_ANON_KEY,
+    serviceRoleKey: LOCAL_SERVICE_ROLE_KEY,
+    dataDir: directory,
+    close: () =>
+      (closing ??= (async () => {
+        await gateway.close();
+        await db.close();
+      })()),
+  };
+}

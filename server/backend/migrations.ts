@@ -1,0 +1,45 @@
+// Applies supabase/migrations/<version>_<name>.sql in version order, each exactly once, and
+// records it where the Supabase CLI does: supabase_migrations.schema_migrations.
+import type { PGlite } from "@electric-sql/pglite";
+import { readdirSync, readFileSync } from "node:fs";
+
+const MIGRATIONS_DIR = new URL("../../supabase/migrations/", import.meta.url);
+
+/** The CLI's file name pattern; other files in the folder are not migrations. */
+const MIGRATION_FILE = /^(\d+)_(.+)\.sql$/;
+
+const HISTORY_TABLE_SQL = `
+  create schema if not exists supabase_migrations;
+  create table if not exists supabase_migrations.schema_migrations (
+    version text primary key,
+    name text not null,
+    applied_at timestamptz not null default now()
+  );
+`;
+
+/** Applies the migrations not yet recorded and returns their file names. */
+export async function applyMigrations(db: PGlite): Promise<string[]> {
+  await db.exec(HISTORY_TABLE_SQL);
+  const { rows } = await db.query<{ version: string }>(
+    "select version from supabase_migrations.schema_migrations",
+  );
+  const applied = new Set(rows.map((row) => row.version));
+  const pending = readdirSync(MIGRATIONS_DIR)
+    .sort()
+    .flatMap((file) => {
+      const match = MIGRATION_FILE.exec(file);
+      return match && !applied.has(match[1]!) ? [{ file, version: match[1]!, name: match[2]! }] : [];
+    });
+  for (const { file, version, name } of pending) {
+    const sql = readFileSync(new URL(file, MIGRATIONS_DIR), "utf8");
+    // A failing migration leaves neither its changes nor its record behind.
+    await db.transaction(async (tx) => {
+      await tx.exec(sql);
+      await tx.query("insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)", [
+        version,
+        name,
+      ]);
+    });
+  }
+  return pending.map(({ file }) => file);
+}

@@ -1,0 +1,62 @@
+// Runs one REST request the way PostgREST does (Query/PreQuery.hs): a transaction of its own,
+// the request's settings and role set transaction-locally, then the work, then commit; any
+// error rolls everything back. PGlite has a single connection, so requests take turns through
+// a queue: transactions never interleave and no write is lost.
+import type { PGlite } from "@electric-sql/pglite";
+import type { Claims } from "./jwt.ts";
+import { createQueue } from "./queue.ts";
+import type { RoleSettings } from "./schema-cache.ts";
+
+export interface RequestContext {
+  role: string;
+  claims: Claims;
+  method: string;
+  /** The path PostgREST sees, after the gateway strips /rest/v1: `/early_access`. */
+  path: string;
+  /** Lower-cased names, without the cookie header. */
+  headers: Record<string, string>;
+  cookies: Record<string, string>;
+}
+
+export type Queryable = Pick<PGlite, "query">;
+
+export type RequestRunner = <T>(context: RequestContext, work: (db: Queryable) => Promise<T>) => Promise<T>;
+
+/** PostgREST's search path on Supabase: the exposed schema, then db-extra-search-path. */
+const SEARCH_PATH = '"public", "extensions"';
+
+export function createRequestRunner(db: PGlite, roleSettings: RoleSettings): RequestRunner {
+  const enqueue = createQueue();
+  return (context, work) =>
+    enqueue(async () => {
+      // GET and HEAD cannot write, as in PostgREST.
+      const access = context.method === "GET" || context.method === "HEAD" ? "read only" : "read write";
+      await db.exec(`begin isolation level read committed ${access}`);
+      try {
+        await applySettings(db, context, roleSettings.get(context.role) ?? []);
+        const result = await work(db);
+        await db.exec("commit");
+        return result;
+      } catch (error) {
+        await db.exec("rollback");
+        throw error;
+      }
+    });
+}
+
+/** One statement of set_config(name, value, true) calls, names and values as parameters. */
+async function applySettings(db: Queryable, context: RequestContext, roleSettings: Array<[string, string]>) {
+  const settings: Array<[string, string]> = [
+    ["search_path", SEARCH_PATH],
+    // The role's own settings (anon's 3 s statement_timeout) come before the role itself.
+    ...roleSettings,
+    ["role", context.role],
+    ["request.jwt.claims", JSON.stringify(context.claims)],
+    ["request.method", context.method],
+    ["request.path", context.path],
+    ["request.headers", JSON.stringify(context.headers)],
+    ["request.cookies", JSON.stringify(context.cookies)],
+  ];
+  const calls = settings.map((_, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`);
+  await db.query(`select ${calls.join(", ")}`, settings.flat());
+}

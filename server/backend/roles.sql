@@ -1,0 +1,29 @@
+-- Supabase's API roles as its Postgres image creates them (supabase/postgres,
+-- migrations/db/init-scripts/00000000000000-initial-schema.sql), for a database that lacks
+-- them. Each role is set up only when it is created, so later migrations may change it.
+do $$
+begin
+  if not exists (select from pg_catalog.pg_roles where rolname = 'anon') then
+    create role anon nologin noinherit;
+    alter role anon set statement_timeout = '3s';
+    grant usage on schema public to anon;
+  end if;
+
+  if not exists (select from pg_catalog.pg_roles where rolname = 'authenticated') then
+    create role authenticated nologin noinherit;
+    alter role authenticated set statement_timeout = '8s';
+    grant usage on schema public to authenticated;
+  end if;
+
+  if not exists (select from pg_catalog.pg_roles where rolname = 'service_role') then
+    create role service_role nologin noinherit bypassrls;
+    grant usage on schema public to service_role;
+  end if;
+
+  -- The role PostgREST logs in as and switches from to the request's role.
+  if not exists (select from pg_catalog.pg_roles where rolname = 'authenticator') then
+    create role authenticator login noinherit;
+    grant anon, authenticated, service_role to authenticator;
+  end if;
+end
+$$;
