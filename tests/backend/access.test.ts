@@ -1,0 +1,146 @@
+// What each key may do, decided by the database (grants and row level security): the public
+// anon key only adds sign-ups and reads back its own; the service_role key does everything.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Backend } from "../../server/backend/index.ts";
+import { clientFor, rest, signJwt, startTestBackend, uniqueEmail } from "./helpers.ts";
+
+let backend: Backend;
+let existingEmail: string;
+beforeAll(async () => {
+  backend = await startTestBackend();
+  existingEmail = uniqueEmail("existing");
+  const { error } = await clientFor(backend, backend.anonKey)
+    .from("early_access")
+    .insert({ email: existingEmail, phone: "1" });
+  expect(error).toBeNull();
+});
+afterAll(() => backend.close());
+
+const PERMISSION_DENIED = {
+  code: "42501",
+  details: null,
+  hint: null,
+  message: "permission denied for table early_access",
+};
+
+async function storedRow(email: string) {
+  const { data, error } = await clientFor(backend, backend.serviceRoleKey)
+    .from("early_access")
+    .select("*")
+    .eq("email", email);
+  expect(error).toBeNull();
+  return data![0] ?? null;
+}
+
+describe("the anon key", () => {
+  const anon = () => clientFor(backend, backend.anonKey);
+
+  it("cannot list the sign-ups", async () => {
+    const { data, error, status } = await anon().from("early_access").select("*");
+    expect(error).toBeNull();
+    expect(status).toBe(200);
+    expect(data).toEqual([]);
+  });
+
+  it("cannot read a sign-up it knows the address of", async () => {
+    const { data } = await anon().from("early_access").select("*").eq("email", existingEmail);
+    expect(data).toEqual([]);
+  });
+
+  it("cannot update a sign-up", async () => {
+    const before = await storedRow(existingEmail);
+    const { error, status } = await anon()
+      .from("early_access")
+      .update({ phone: "999" })
+      .eq("email", existingEmail);
+    expect(status).toBe(401);
+    expect(error).toEqual(PERMISSION_DENIED);
+    expect(await storedRow(existingEmail)).toEqual(before);
+  });
+
+  it("cannot delete a sign-up", async () => {
+    const { error, status } = await anon().from("early_access").delete().eq("email", existingEmail);
+    expect(status).toBe(401);
+    expect(error).toEqual(PERMISSION_DENIED);
+    expect(await storedRow(existingEmail)).not.toBeNull();
+  });
+
+  it.each([
+    // A chosen id.
+    ["id", crypto.randomUUID()],
+    // A chosen creation time, which would defeat the read-back policy.
+    ["created_at", "2020-01-01T00:00:00+00:00"],
+  ])("cannot set %s, with or without reading back", async (column, value) => {
+    const email = uniqueEmail();
+    const withReadBack = await anon()
+      .from("early_access")
+      .insert({ email, [column]: value })
+      .select();
+    const withoutReadBack = await anon()
+      .from("early_access")
+      .insert({ email, [column]: value });
+    for (const answer of [withReadBack, withoutReadBack]) {
+      expect(answer.status).toBe(401);
+      expect(answer.error).toEqual(PERMISSION_DENIED);
+    }
+    expect(await storedRow(email)).toBeNull();
+  });
+});
+
+describe("a signed-in user", () => {
+  it("gets 403 where anon gets 401", async () => {
+    const user = clientFor(
+      backend,
+      signJwt({ role: "authenticated", sub: crypto.randomUUID(), exp: Date.now() / 1000 + 60 }),
+    );
+    const { error, status } = await user.from("early_access").delete().eq("email", existingEmail);
+    expect(status).toBe(403);
+    expect(error).toEqual(PERMISSION_DENIED);
+  });
+});
+
+describe("the service_role key", () => {
+  const service = () => clientFor(backend, backend.serviceRoleKey);
+
+  it("lists the sign-ups", async () => {
+    const { data, error, status } = await service().from("early_access").select("email, phone");
+    expect(error).toBeNull();
+    expect(status).toBe(200);
+    expect(data).toContainEqual({ email: existingEmail, phone: "1" });
+  });
+
+  it("updates a sign-up, which the database normalises again", async () => {
+    const email = uniqueEmail();
+    await service().from("early_access").insert({ email });
+    const { data, error, status } = await service()
+      .from("early_access")
+      .update({ email: `  ${email.toUpperCase()}`, phone: " 42 " })
+      .eq("email", email)
+      .select("email, phone");
+    expect(error).toBeNull();
+    expect(status).toBe(200);
+    expect(data).toEqual([{ email, phone: "42" }]);
+  });
+
+  it("deletes a sign-up", async () => {
+    const email = uniqueEmail();
+    await service().from("early_access").insert({ email });
+    const { error, status } = await service().from("early_access").delete().eq("email", email);
+    expect(error).toBeNull();
+    expect(status).toBe(204);
+    expect(await storedRow(email)).toBeNull();
+  });
+
+  it("reports the rows a read returns in Content-Range", async () => {
+    const response = await rest(backend, {
+      path: `early_access?email=eq.${existingEmail}`,
+      key: backend.serviceRoleKey,
+    });
+    expect(response.headers.get("content-range")).toBe("0-0/*");
+    const none = await rest(backend, {
+      path: "early_access?email=eq.nobody@example.com",
+      key: backend.serviceRoleKey,
+    });
+    expect(none.headers.get("content-range")).toBe("*/*");
+  });
+});

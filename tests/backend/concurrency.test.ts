@@ -1,0 +1,54 @@
+// PGlite has one connection: concurrent requests must take turns without losing a write or
+// letting two transactions interleave.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Backend } from "../../server/backend/index.ts";
+import { clientFor, DUPLICATE_MESSAGE, startTestBackend, uniqueEmail } from "./helpers.ts";
+
+let backend: Backend;
+beforeAll(async () => {
+  backend = await startTestBackend();
+});
+afterAll(() => backend.close());
+
+describe("concurrent sign-ups", () => {
+  it("stores all 50 distinct addresses sent at once, among failing requests", async () => {
+    const anon = clientFor(backend, backend.anonKey);
+    const taken = uniqueEmail("taken");
+    await anon.from("early_access").insert({ email: taken });
+    const emails = Array.from({ length: 50 }, (_, index) => uniqueEmail(`crowd${index}`));
+    // Each new address races a duplicate, whose rollback must not take other writes with it.
+    const answers = await Promise.all(
+      emails.flatMap((email) => [
+        anon.from("early_access").insert({ email }).select(),
+        anon.from("early_access").insert({ email: taken }).select(),
+      ]),
+    );
+
+    expect(answers.map(({ status }) => status)).toEqual(emails.flatMap(() => [201, 409]));
+    expect(answers.filter((_, index) => index % 2 === 0).map(({ data }) => data![0].email)).toEqual(emails);
+    const { data: stored } = await clientFor(backend, backend.serviceRoleKey)
+      .from("early_access")
+      .select("email");
+    expect(stored!.map(({ email }) => email)).toEqual(expect.arrayContaining(emails));
+  });
+
+  it("accepts exactly one of 20 racing inserts of one address", async () => {
+    const anon = clientFor(backend, backend.anonKey);
+    const email = uniqueEmail("race");
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => anon.from("early_access").insert({ email }).select()),
+    );
+
+    const statuses = answers.map(({ status }) => status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+    for (const { error } of answers.filter(({ status }) => status === 409)) {
+      expect(error).toEqual({ code: "23505", details: null, hint: null, message: DUPLICATE_MESSAGE });
+    }
+    const { data: stored } = await clientFor(backend, backend.serviceRoleKey)
+      .from("early_access")
+      .select("email")
+      .eq("email", email);
+    expect(stored).toHaveLength(1);
+  });
+});

@@ -1,0 +1,206 @@
+// What Supabase's gateway does in front of PostgREST: the apikey check, JWT verification,
+// CORS for browsers, unknown routes, the body size limit, and one log line per request.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES } from "../../server/backend/http.ts";
+import type { Backend } from "../../server/backend/index.ts";
+import { clientFor, rest, signJwt, startTestBackend, uniqueEmail } from "./helpers.ts";
+
+let backend: Backend;
+const logLines: string[] = [];
+beforeAll(async () => {
+  backend = await startTestBackend({ log: (line) => logLines.push(line) });
+});
+afterAll(() => backend.close());
+
+const INVALID_KEY = {
+  message: "Invalid API key",
+  hint: "Double check your Supabase `anon` or `service_role` API key.",
+};
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const signUp = () => ({ method: "POST", body: JSON.stringify({ email: uniqueEmail() }) });
+
+describe("the apikey", () => {
+  it("is required", async () => {
+    const response = await rest(backend, { ...signUp(), key: null });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({
+      message: "No API key found in request",
+      hint: "No `apikey` request header or url param was found.",
+    });
+  });
+
+  it.each([
+    // Signed with another secret.
+    ["forged", () => signJwt({ role: "service_role" }, "another-secret-that-is-at-least-32-characters")],
+    // Not a JWT at all.
+    ["garbage", () => "not-a-key"],
+    // A real key with its signature cut short.
+    ["truncated", () => backend.anonKey.slice(0, -4)],
+  ])("is refused when %s, through supabase-js", async (_, key) => {
+    const answer = await clientFor(backend, key())
+      .from("early_access")
+      .insert({ email: uniqueEmail() })
+      .select();
+    expect(answer.status).toBe(401);
+    expect(answer.error).toEqual(INVALID_KEY);
+  });
+
+  it("may come as a url parameter, which is not taken for a filter", async () => {
+    const response = await fetch(
+      `${backend.url}/rest/v1/early_access?apikey=${backend.serviceRoleKey}&select=email`,
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(expect.any(Array));
+  });
+
+  it("gives its role when no bearer token is sent", async () => {
+    const email = uniqueEmail();
+    await rest(backend, { method: "POST", body: JSON.stringify({ email }) });
+    const response = await fetch(`${backend.url}/rest/v1/early_access?email=eq.${email}`, {
+      headers: { apikey: backend.serviceRoleKey },
+    });
+    expect(await response.json()).toHaveLength(1);
+  });
+});
+
+describe("the bearer token", () => {
+  // The anon key as apikey, and another token as the bearer token.
+  const bearer = (token: string) => ({
+    key: null,
+    headers: { apikey: backend.anonKey, authorization: `Bearer ${token}` },
+  });
+
+  it.each([
+    // Past its expiry (PostgREST allows 30 s of clock skew).
+    ["expired", () => signJwt({ role: "authenticated", exp: nowSeconds() - 60 }), "PGRST303", "JWT expired"],
+    // Signed with another secret.
+    [
+      "forged",
+      () => signJwt({ role: "service_role" }, "another-secret-that-is-at-least-32-characters"),
+      "PGRST301",
+      "JWT cryptographic operation failed",
+    ],
+    // Not three dot-separated parts.
+    ["malformed", () => "abc.def", "PGRST301", "Expected 3 parts in JWT; got 2"],
+  ])("is refused when %s, as PostgREST refuses it", async (_, token, code, message) => {
+    const response = await rest(backend, { ...signUp(), ...bearer(token()) });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ code, details: null, hint: null, message });
+    expect(response.headers.get("www-authenticate")).toBe(
+      `Bearer error="invalid_token", error_description="${message}"`,
+    );
+  });
+
+  it("decides the role over the apikey's", async () => {
+    const email = uniqueEmail();
+    await rest(backend, { method: "POST", body: JSON.stringify({ email }) });
+    const response = await rest(backend, {
+      path: `early_access?email=eq.${email}`,
+      ...bearer(backend.serviceRoleKey),
+    });
+    expect(await response.json()).toHaveLength(1);
+  });
+
+  it("names a role the database must know", async () => {
+    const response = await rest(backend, { ...signUp(), ...bearer(signJwt({ role: "nobody" })) });
+    expect(response.status).toBe(401);
+    expect((await response.json()).message).toBe('role "nobody" does not exist');
+  });
+});
+
+describe("CORS", () => {
+  it("answers the browser's preflight before any key check", async () => {
+    const requested = "apikey,authorization,content-profile,content-type,prefer,x-client-info";
+    const response = await fetch(`${backend.url}/rest/v1/early_access?select=*`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://localhost:4321",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": requested,
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("access-control-allow-headers")).toBe(requested);
+    expect(response.headers.get("access-control-allow-methods")).toBe(
+      "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS,TRACE,CONNECT",
+    );
+    expect(response.headers.get("access-control-max-age")).toBeNull();
+    expect(await response.text()).toBe("");
+  });
+
+  it.each([
+    // Refused by the gateway.
+    ["a missing key", { ...signUp(), key: null }, 401],
+    // Refused by the database.
+    ["a duplicate", { method: "POST", body: JSON.stringify({ email: "twice@example.com" }) }, 409],
+  ])("lets a browser read the answer to %s", async (_, call, status) => {
+    await rest(backend, call);
+    const response = await rest(backend, { ...call, headers: { origin: "http://localhost:4321" } });
+    expect(response.status).toBe(status);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("exposes PostgREST's headers to browsers", async () => {
+    const response = await rest(backend, { ...signUp(), headers: { origin: "http://localhost:4321" } });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("access-control-expose-headers")).toBe(
+      "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server, Transfer-Encoding, Range-Unit",
+    );
+  });
+});
+
+describe("routes", () => {
+  it.each(["/", "/auth/v1/user", "/rest/v2/early_access"])(
+    "answers %s outside /rest/v1 as the gateway does",
+    async (path) => {
+      const response = await fetch(`${backend.url}${path}`, { headers: { apikey: backend.anonKey } });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: "no Route matched with those values" });
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    },
+  );
+
+  it("refuses filters it does not implement instead of ignoring them", async () => {
+    const response = await rest(backend, {
+      path: "early_access?email=like.*example.com",
+      key: backend.serviceRoleKey,
+    });
+    expect(response.status).toBe(400);
+    expect((await response.json()).code).toBe("PGRST127");
+  });
+});
+
+describe("the body size limit", () => {
+  const oversized = JSON.stringify({ email: uniqueEmail(), phone: "x".repeat(MAX_BODY_BYTES) });
+
+  it("refuses an oversized body announced by Content-Length", async () => {
+    const response = await rest(backend, { method: "POST", body: oversized });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: "Request size limit exceeded" });
+  });
+
+  it("refuses an oversized body sent in chunks", async () => {
+    const chunks = new Blob([oversized]).stream();
+    const response = await fetch(`${backend.url}/rest/v1/early_access`, {
+      method: "POST",
+      headers: { apikey: backend.anonKey, "content-type": "application/json" },
+      body: chunks,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+  });
+});
+
+describe("the log", () => {
+  it("has one line per request: method, path, status, milliseconds", async () => {
+    await rest(backend, { path: "early_access?select=email", key: backend.serviceRoleKey });
+    expect(logLines.at(-1)).toMatch(/^GET \/rest\/v1\/early_access 200 \d+ms$/);
+  });
+
+  it("never shows a key passed in the url", async () => {
+    await fetch(`${backend.url}/rest/v1/early_access?apikey=${backend.anonKey}`);
+    expect(logLines.at(-1)).toMatch(/^GET \/rest\/v1\/early_access 200 \d+ms$/);
+    expect(logLines.join("\n")).not.toContain(backend.anonKey);
+  });
+});
