@@ -1,11 +1,19 @@
-// Running Astro's CLI with the same Node that runs us, and stopping cleanly on Ctrl-C.
+// Running package CLIs with the same Node that runs us, and stopping cleanly on Ctrl-C.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ASTRO_BIN = fileURLToPath(import.meta.resolve("astro/bin/astro.mjs"));
+/** The file of a package's command, read from its package.json `bin`. */
+export function packageBin(name: string): string {
+  const manifest = fileURLToPath(import.meta.resolve(`${name}/package.json`));
+  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: string | Record<string, string> };
+  const file = typeof bin === "string" ? bin : Object.values(bin)[0]!;
+  return join(dirname(manifest), file);
+}
 
 export function astro(...args: string[]): ChildProcess {
-  return spawn(process.execPath, [ASTRO_BIN, ...args], { stdio: "inherit" });
+  return spawn(process.execPath, [packageBin("astro"), ...args], { stdio: "inherit" });
 }
 
 export function exited(child: ChildProcess): Promise<number> {

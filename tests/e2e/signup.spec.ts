@@ -43,7 +43,7 @@ test("a sign-up shows loading, then the success panel, and is stored normalised"
   release.resolve();
 
   await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
-  await expect(page.getByText("REGISTER: YOU CAN GET UP TO 20% OFF")).toBeVisible();
+  await expect(page.getByText("REGISTER: YOU CAN GET UP TO 20% OFF", { exact: true })).toBeVisible();
   await expect(page.getByLabel("Email address")).toHaveCount(0);
   const success = toast(page, "Welcome to the Future!");
   await expect(success).toContainText("You're now registered for early access with up to 20% off.");
