@@ -65,7 +65,7 @@ export default function Countdown({ launchAt, labels }: CountdownProps) {
               {left ? String(left[unit]).padStart(2, "0") : "--"}
             </span>
           </span>
-          <span className="mt-1 text-xs font-medium tracking-[0.2em] text-slate-300 uppercase sm:text-sm">
+          <span className="mt-1 text-[0.6875rem] font-medium tracking-[0.1em] text-slate-300 uppercase sm:text-sm sm:tracking-[0.2em]">
             {labels[unit]}
           </span>
         </li>

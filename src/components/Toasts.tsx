@@ -7,5 +7,5 @@ import { Toaster } from "sonner";
  */
 export default function Toasts({ onMounted }: { onMounted: () => void }) {
   useEffect(onMounted, [onMounted]);
-  return <Toaster theme="dark" richColors closeButton position="top-center" />;
+  return <Toaster theme="dark" richColors closeButton position="bottom-right" />;
 }
