@@ -14,8 +14,10 @@ async function countdown(page: Page) {
   };
 }
 
+/** Opens `/` with the browser's clock stopped at `iso`; only `runFor` moves it on. */
 async function openAt(page: Page, iso: string) {
   await page.clock.install({ time: new Date(iso) });
+  await page.clock.pauseAt(new Date(iso));
   await page.goto("/");
   await expect(page.locator("[data-countdown=live]")).toBeVisible();
 }
