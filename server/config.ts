@@ -22,9 +22,14 @@ function usesLocalBackend(): boolean {
   return ["127.0.0.1", "localhost", "[::1]"].includes(hostname) && port === "54321";
 }
 
+/** Starts the embedded backend on the Supabase CLI's address, with its data in SUPABASE_DATA_DIR. */
+export function startEmbeddedBackend(): Promise<Backend> {
+  return startBackend({ dataDir: IN_MEMORY ? null : DATA_DIR });
+}
+
 /** Starts the embedded backend unless a real Supabase project is configured. */
 export function startLocalBackend(): Promise<Backend | null> {
-  return usesLocalBackend() ? startBackend({ dataDir: IN_MEMORY ? null : DATA_DIR }) : Promise.resolve(null);
+  return usesLocalBackend() ? startEmbeddedBackend() : Promise.resolve(null);
 }
 
 export function describeApi(backend: Backend | null): string {
