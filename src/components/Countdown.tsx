@@ -16,6 +16,14 @@ export interface CountdownProps {
 
 const UNITS = ["days", "hours", "minutes", "seconds"] as const;
 
+// Figure dashes (U+2012) are as wide as digits, so nothing moves when the numbers arrive.
+const PLACEHOLDER = {
+  days: "\u2012\u2012\u2012",
+  hours: "\u2012\u2012",
+  minutes: "\u2012\u2012",
+  seconds: "\u2012\u2012",
+};
+
 /**
  * Days, hours, minutes and seconds until `launchAt`. The build renders placeholders rather
  * than numbers (a static build is served long after it was made); the first tick runs as soon
@@ -62,7 +70,7 @@ export default function Countdown({ launchAt, labels }: CountdownProps) {
                   : "inline-block min-w-[2ch] text-center"
               }
             >
-              {left ? String(left[unit]).padStart(2, "0") : "--"}
+              {left ? String(left[unit]).padStart(2, "0") : PLACEHOLDER[unit]}
             </span>
           </span>
           <span className="mt-1 text-[0.6875rem] font-medium tracking-[0.1em] text-slate-300 uppercase sm:text-sm sm:tracking-[0.2em]">

@@ -16,9 +16,13 @@ async function countdown(page: Page) {
 
 /** Opens `/` with the browser's clock stopped at `iso`; only `runFor` moves it on. */
 async function openAt(page: Page, iso: string) {
-  await page.clock.install({ time: new Date(iso) });
-  await page.clock.pauseAt(new Date(iso));
+  // The island hydrates when the browser is idle, and the faked clock decides when that is:
+  // start a second early and run the clock to `iso` to let it happen.
+  const start = new Date(Date.parse(iso) - 1000);
+  await page.clock.install({ time: start });
+  await page.clock.pauseAt(start);
   await page.goto("/");
+  await page.clock.runFor(1000);
   await expect(page.locator("[data-countdown=live]")).toBeVisible();
 }
 
@@ -26,7 +30,8 @@ test("the built HTML shows placeholders, not build-time numbers", async ({ brows
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto("/");
-  expect(await countdown(page)).toEqual({ days: "--", hours: "--", minutes: "--", seconds: "--" });
+  // Figure dashes, as wide as digits.
+  expect(await countdown(page)).toEqual({ days: "‒‒‒", hours: "‒‒", minutes: "‒‒", seconds: "‒‒" });
   await context.close();
 });
 
