@@ -76,7 +76,9 @@ test("a keyboard alone can sign up, and focus lands on the outcome", async ({ pa
   );
 });
 
-test("nothing but the form's status region is a live region, and it speaks once per outcome", async ({ page }) => {
+test("nothing but the form's status region is a live region, and it speaks once per outcome", async ({
+  page,
+}) => {
   await openLanding(page);
   const live = page.locator("[aria-live], [role=status], [role=alert], [role=log], [role=timer]");
   // sonner's own section is loaded on first use; before that only the form's status region exists.
