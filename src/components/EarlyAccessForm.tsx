@@ -13,6 +13,7 @@ import { isValidEmail, normalizeSignUp, type Outcome } from "../lib/early-access
 import { formReducer, initialFormState, type FormError } from "../lib/form-state";
 import { register } from "../lib/register";
 import { getSupabase } from "../lib/supabase";
+import Field from "./Field";
 
 interface Toast {
   title: string;
@@ -70,7 +71,9 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     getSupabase().catch(() => {}); // a failure resurfaces, and is handled, on submit
   };
 
-  const onEdit = () => {
+  // Typing while an error shows returns the form to idle and clears the message (spec §4).
+  const edit = (set: (value: string) => void, value: string) => {
+    set(value);
     if (state.status !== "error") return;
     dispatch({ type: "edit" });
     setAnnouncement("");
@@ -140,58 +143,34 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
           <h2 id={ids.heading} className="font-display text-2xl font-semibold text-white sm:text-3xl">
             {copy.heading}
           </h2>
-          <div className="space-y-2">
-            <label htmlFor={ids.email} className="block text-sm font-medium text-slate-200">
-              {copy.emailLabel}
-            </label>
-            <input
-              ref={emailInput}
-              id={ids.email}
-              name="email"
-              type="email"
-              required
-              autoComplete="email"
-              inputMode="email"
-              placeholder={copy.emailPlaceholder}
-              value={email}
-              disabled={loading}
-              aria-invalid={emailInvalid}
-              aria-describedby={state.error ? ids.message : undefined}
-              onChange={(event) => {
-                setEmail(event.target.value);
-                onEdit();
-              }}
-              className="field"
-            />
-            {state.error && (
-              <p id={ids.message} className="text-sm font-medium text-rose-300" data-testid="form-message">
-                {copy.errors[state.error]}
-              </p>
-            )}
-          </div>
-          <div className="space-y-2">
-            <label htmlFor={ids.phone} className="block text-sm font-medium text-slate-200">
-              {copy.phoneLabel}
-            </label>
-            <input
-              id={ids.phone}
-              name="phone"
-              type="tel"
-              autoComplete="tel"
-              placeholder={copy.phonePlaceholder}
-              value={phone}
-              disabled={loading}
-              aria-describedby={ids.phoneHint}
-              onChange={(event) => {
-                setPhone(event.target.value);
-                onEdit();
-              }}
-              className="field"
-            />
-            <p id={ids.phoneHint} className="text-sm text-slate-300">
-              {copy.phoneHint}
-            </p>
-          </div>
+          <Field
+            ref={emailInput}
+            id={ids.email}
+            label={copy.emailLabel}
+            name="email"
+            type="email"
+            required
+            autoComplete="email"
+            inputMode="email"
+            placeholder={copy.emailPlaceholder}
+            value={email}
+            disabled={loading}
+            aria-invalid={emailInvalid}
+            description={state.error && { id: ids.message, text: copy.errors[state.error], isError: true }}
+            onValueChange={(value) => edit(setEmail, value)}
+          />
+          <Field
+            id={ids.phone}
+            label={copy.phoneLabel}
+            name="phone"
+            type="tel"
+            autoComplete="tel"
+            placeholder={copy.phonePlaceholder}
+            value={phone}
+            disabled={loading}
+            description={{ id: ids.phoneHint, text: copy.phoneHint }}
+            onValueChange={(value) => edit(setPhone, value)}
+          />
           <button type="submit" disabled={loading} className="cta w-full">
             {loading ? copy.submitting : copy.submit}
           </button>
