@@ -5,8 +5,8 @@ import tailwindcss from "@tailwindcss/vite";
 
 // The local defaults are the Supabase CLI's, so a build works against `supabase start`
 // and against the embedded backend (`server/`) without any configuration.
-export const LOCAL_SUPABASE_URL = "http://127.0.0.1:54321";
-export const LOCAL_SUPABASE_ANON_KEY =
+const LOCAL_SUPABASE_URL = "http://127.0.0.1:54321";
+const LOCAL_SUPABASE_ANON_KEY =
   "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6ImFub24iLCJleHAiOjE5ODM4MTI5OTZ9.CRXP1A7WOeoJeXxjNni43kdQwgnWNReilDMblYTn_I0";
 
 export default defineConfig({
