@@ -1,12 +1,33 @@
 // `npm test`: build the site once, then run every suite against that build: units, the
 // embedded backend's contract and the size budget (Vitest), then the browser tests (Playwright).
+// Ends with one line counting every test: "N passed, N failed".
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { packageBin } from "../server/processes.ts";
+
+const reports = mkdtempSync(join(tmpdir(), "future-awaits-tests-"));
+const vitestReport = join(reports, "vitest.json");
+const playwrightReport = join(reports, "playwright.json");
 
 const steps: [string, string[], NodeJS.ProcessEnv?][] = [
   ["build", [packageBin("astro"), "build"]],
-  ["vitest", [packageBin("vitest"), "run"]],
-  ["playwright", [packageBin("@playwright/test"), "test"], { E2E_PREBUILT: "1" }],
+  [
+    "vitest",
+    [
+      packageBin("vitest"),
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${vitestReport}`,
+    ],
+  ],
+  [
+    "playwright",
+    [packageBin("@playwright/test"), "test", `--reporter=${process.env.CI ? "list,html" : "list"},json`],
+    { E2E_PREBUILT: "1", PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
+  ],
 ];
 
 for (const [name, args, env] of steps) {
@@ -17,3 +38,10 @@ for (const [name, args, env] of steps) {
     process.exit(status ?? 1);
   }
 }
+
+const vitest = JSON.parse(readFileSync(vitestReport, "utf8"));
+const { stats } = JSON.parse(readFileSync(playwrightReport, "utf8"));
+const passed = vitest.numPassedTests + stats.expected + stats.flaky;
+const failed = vitest.numFailedTests + stats.unexpected;
+const skipped = vitest.numPendingTests + vitest.numTodoTests + stats.skipped;
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
