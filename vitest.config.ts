@@ -24,6 +24,14 @@ export default defineConfig({
         },
       },
       {
+        // The static host `npm start` serves the build with.
+        test: {
+          name: "server",
+          include: ["tests/server/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
         // What the production build in dist/ ships: bytes, not time, so it never flakes.
         test: {
           name: "budget",
