@@ -171,7 +171,17 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
             description={{ id: ids.phoneHint, text: copy.phoneHint }}
             onValueChange={(value) => edit(setPhone, value)}
           />
-          <button type="submit" disabled={loading} className="cta w-full">
+          <button
+            type="submit"
+            disabled={loading}
+            className="cta inline-flex w-full items-center justify-center gap-3"
+          >
+            {loading && (
+              <span
+                aria-hidden="true"
+                className="size-4 animate-spin rounded-full border-2 border-white/30 border-t-white"
+              />
+            )}
             {loading ? copy.submitting : copy.submit}
           </button>
           <p className="text-center text-sm text-slate-300">{copy.note}</p>
