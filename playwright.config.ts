@@ -1,9 +1,9 @@
 // @ts-check
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "./tests/chromium.ts";
 
 const PORT = Number(process.env.E2E_PORT ?? 4321);
-const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -19,14 +19,7 @@ export default defineConfig({
       // Debian's Chromium where it is installed (no browser download is possible there);
       // elsewhere the one `npx playwright install chromium` fetched.
       executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
-      args: [
-        "--no-sandbox", // needed as root, harmless otherwise
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        "--no-first-run",
-      ],
+      args: CHROMIUM_FLAGS,
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],

@@ -19,6 +19,7 @@ import { launch } from "chrome-launcher";
 import lighthouse, { type Result } from "lighthouse";
 import { astro, exited } from "../../server/processes.ts";
 import { createStaticHost } from "../../server/static-host.ts";
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../chromium.ts";
 
 const DIST = resolve("dist");
 const RESULTS = "bench-results/lighthouse.json";
@@ -26,19 +27,8 @@ const PAGES = ["/", "/no-such-page"];
 const BUILDS = { ours: "our build", scriptFree: "no scripts" } as const;
 type Build = keyof typeof BUILDS;
 
-// Debian's Chromium, never a downloaded one. Without the network flags Chromium stalls on the
-// connections it tries at start-up, which this machine refuses; as root it needs --no-sandbox.
-const CHROME = "/usr/bin/chromium";
-const CHROME_FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-quic",
-  "--no-first-run",
-];
+// Lighthouse drives a headless Chromium of its own launching.
+const CHROME_FLAGS = ["--headless=new", "--disable-gpu", ...CHROMIUM_FLAGS];
 
 /** What one Lighthouse run is boiled down to, with how to read and show each figure. */
 const METRICS = [
@@ -186,7 +176,7 @@ interface Versions {
 
 /** One Lighthouse run in a fresh Chrome, boiled down to the figures we report. */
 async function measure(url: string): Promise<{ figures: Figures; versions: Versions }> {
-  const chrome = await launch({ chromePath: CHROME, chromeFlags: CHROME_FLAGS, logLevel: "silent" });
+  const chrome = await launch({ chromePath: SYSTEM_CHROMIUM, chromeFlags: CHROME_FLAGS, logLevel: "silent" });
   try {
     const result = await lighthouse(url, {
       port: chrome.port,
