@@ -32,6 +32,14 @@ export default defineConfig({
         },
       },
       {
+        // What `npm ci` installs: every platform's native binaries are in the lock.
+        test: {
+          name: "install",
+          include: ["tests/install/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
         // What the production build in dist/ ships: bytes, not time, so it never flakes.
         test: {
           name: "budget",
