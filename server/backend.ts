@@ -7,8 +7,10 @@ const backend = await startEmbeddedBackend();
 
 console.log(`
 ${describeApi(backend)}
-  anon key:          ${backend.anonKey}
-  service_role key:  ${backend.serviceRoleKey}
+  Publishable key:           ${backend.publishableKey}
+  Secret key:                ${backend.secretKey}
+  anon key (legacy):         ${backend.anonKey}
+  service_role key (legacy): ${backend.serviceRoleKey}
 `);
 
 onShutdown(() => backend.close());

@@ -1,6 +1,6 @@
 // Who is calling: first the check Supabase's API gateway makes (an apikey must be present and
-// signed with the project's secret), then PostgREST's own JWT authentication, which gives the
-// database role and claims the request runs with.
+// valid, an opaque key is swapped for its role's JWT), then PostgREST's own JWT authentication,
+// which gives the database role and claims the request runs with.
 import { ANON_ROLE, postgrestError } from "./errors.ts";
 import { jsonResponse, ResponseError } from "./http-response.ts";
 import { verifyJwt, type Claims } from "./jwt.ts";
@@ -20,16 +20,28 @@ const INVALID_KEY = {
   hint: "Double check your Supabase `anon` or `service_role` API key.",
 };
 
+/** The CLI's gateway tells an opaque key from a JWT in `Authorization` by this, case and all. */
+const OPAQUE_BEARER_PREFIX = "Bearer sb_";
+
+/**
+ * `apikey` is the header, or else the `?apikey=` parameter. Like the hosted gateway it must be
+ * present and valid: one of the local opaque keys or a legacy JWT signed with the secret.
+ * Which token then decides the role follows the CLI's gateway (kong.yml): a bearer token that
+ * is not an opaque key (a signed-in user's JWT) wins; otherwise the apikey's JWT is used, and
+ * an opaque key in `Authorization`, which supabase-js sends as a copy of the apikey, is dropped.
+ */
 export function authenticate(
   apikey: string | null,
   authorization: string | undefined,
   secret: string,
+  opaqueKeys: ReadonlyMap<string, string>,
 ): Identity {
   if (!apikey) throw new ResponseError(jsonResponse(401, MISSING_KEY));
-  if (!("claims" in verifyJwt(apikey, secret))) throw new ResponseError(jsonResponse(401, INVALID_KEY));
+  const apikeyJwt = opaqueKeys.get(apikey) ?? apikey;
+  if (!("claims" in verifyJwt(apikeyJwt, secret))) throw new ResponseError(jsonResponse(401, INVALID_KEY));
 
-  // supabase-js sends the key again, or a signed-in user's token, as the bearer token.
-  const check = verifyJwt(bearerToken(authorization) ?? apikey, secret);
+  const userToken = authorization?.startsWith(OPAQUE_BEARER_PREFIX) ? null : bearerToken(authorization);
+  const check = verifyJwt(userToken ?? apikeyJwt, secret);
   if (!("claims" in check)) {
     throw postgrestError(401, check.code, check.message, {
       headers: {

@@ -25,6 +25,8 @@ const NO_BODY_STATUSES = new Set([204, 304]);
 
 export interface GatewayOptions {
   jwtSecret: string;
+  /** Opaque keys (`sb_…`) and the JWT each stands for. */
+  opaqueKeys: ReadonlyMap<string, string>;
   handleRest: RestHandler;
   log: (line: string) => void;
 }
@@ -36,7 +38,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function createGateway({ jwtSecret, handleRest, log }: GatewayOptions): Gateway {
+export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: GatewayOptions): Gateway {
   async function answer(req: IncomingMessage, url: URL): Promise<HttpResponse> {
     if (!url.pathname.startsWith(REST_PREFIX))
       return jsonResponse(404, { message: "no Route matched with those values" });
@@ -47,7 +49,7 @@ export function createGateway({ jwtSecret, handleRest, log }: GatewayOptions): G
     // The gateway consumes the key; PostgREST would read a leftover `apikey` as a filter.
     const apikey = headers.apikey ?? url.searchParams.get("apikey");
     url.searchParams.delete("apikey");
-    const identity = authenticate(apikey, headers.authorization, jwtSecret);
+    const identity = authenticate(apikey, headers.authorization, jwtSecret, opaqueKeys);
     const body = await readBody(req);
 
     const response = await handleRest({

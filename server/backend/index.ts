@@ -4,13 +4,24 @@
 import { resolve } from "node:path";
 import { openDatabase } from "./database.ts";
 import { createGateway } from "./http.ts";
-import { LOCAL_ANON_KEY, LOCAL_JWT_SECRET, LOCAL_SERVICE_ROLE_KEY } from "./keys.ts";
+import {
+  LOCAL_ANON_KEY,
+  LOCAL_JWT_SECRET,
+  LOCAL_OPAQUE_KEYS,
+  LOCAL_PUBLISHABLE_KEY,
+  LOCAL_SECRET_KEY,
+  LOCAL_SERVICE_ROLE_KEY,
+} from "./keys.ts";
 import { createRestHandler } from "./postgrest.ts";
 import { createRequestRunner } from "./request-transaction.ts";
 import { loadSchemaCache } from "./schema-cache.ts";
 
 export interface Backend {
   url: string;
+  /** The public key, acting as `anon`; `anonKey` is its legacy JWT twin. */
+  publishableKey: string;
+  /** The server key, acting as `service_role`; `serviceRoleKey` is its legacy JWT twin. */
+  secretKey: string;
   anonKey: string;
   serviceRoleKey: string;
   /** Absolute path of the data directory; null when the data lives in memory. */
@@ -40,7 +51,12 @@ export async function startBackend({
   const cache = await loadSchemaCache(db);
   const handleRest = createRestHandler(cache, createRequestRunner(db, cache.roleSettings));
 
-  const gateway = createGateway({ jwtSecret: LOCAL_JWT_SECRET, handleRest, log });
+  const gateway = createGateway({
+    jwtSecret: LOCAL_JWT_SECRET,
+    opaqueKeys: LOCAL_OPAQUE_KEYS,
+    handleRest,
+    log,
+  });
   const boundPort = await gateway.listen(port, host).catch(async (error: unknown) => {
     await db.close();
     throw error;
@@ -49,6 +65,8 @@ export async function startBackend({
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`,
+    publishableKey: LOCAL_PUBLISHABLE_KEY,
+    secretKey: LOCAL_SECRET_KEY,
     anonKey: LOCAL_ANON_KEY,
     serviceRoleKey: LOCAL_SERVICE_ROLE_KEY,
     dataDir: directory,

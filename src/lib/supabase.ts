@@ -1,13 +1,13 @@
 // The one Supabase client of the site. supabase-js is large and only needed to sign up, so it
 // is loaded on first use (first focus or submit), never with the page.
 import type { SupabaseClient } from "@supabase/supabase-js";
-import { PUBLIC_SUPABASE_ANON_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
+import { PUBLIC_SUPABASE_PUBLISHABLE_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
 
 let client: Promise<SupabaseClient> | undefined;
 
 export function getSupabase(): Promise<SupabaseClient> {
   client ??= import("@supabase/supabase-js").then(({ createClient }) =>
-    createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_ANON_KEY, {
+    createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY, {
       // Spec §6: the session persists in local storage and refreshes itself.
       auth: { persistSession: true, autoRefreshToken: true, storage: globalThis.localStorage },
     }),

@@ -63,6 +63,73 @@ describe("the apikey", () => {
   });
 });
 
+describe("today's opaque keys, mapped as the Supabase CLI's gateway maps them", () => {
+  it("the publishable key signs up through supabase-js and reads back the row", async () => {
+    const email = uniqueEmail();
+    const answer = await clientFor(backend, backend.publishableKey)
+      .from("early_access")
+      .insert({ email })
+      .select();
+    expect(answer.status).toBe(201);
+    expect(answer.data).toEqual([expect.objectContaining({ email, phone: null })]);
+  });
+
+  it("the publishable key acts as anon: it cannot list the sign-ups", async () => {
+    const answer = await clientFor(backend, backend.publishableKey).from("early_access").select();
+    expect(answer.status).toBe(200);
+    expect(answer.data).toEqual([]);
+  });
+
+  it("the secret key acts as service_role: it lists the sign-ups through supabase-js", async () => {
+    const email = uniqueEmail();
+    await clientFor(backend, backend.publishableKey).from("early_access").insert({ email });
+    const answer = await clientFor(backend, backend.secretKey).from("early_access").select("email");
+    expect(answer.status).toBe(200);
+    expect(answer.data).toContainEqual({ email });
+  });
+
+  it("the secret key works as a url parameter too", async () => {
+    const response = await fetch(
+      `${backend.url}/rest/v1/early_access?apikey=${backend.secretKey}&select=email`,
+    );
+    expect(response.status).toBe(200);
+    expect((await response.json()).length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    // Shaped like a publishable key, but not this project's.
+    ["another publishable key", "sb_publishable_NotThisProjectsKey0000000_0000000"],
+    // Shaped like a secret key, but not this project's.
+    ["another secret key", "sb_secret_NotThisProjectsKey000000_000000000"],
+  ])("refuses %s as an invalid API key", async (_, key) => {
+    const answer = await clientFor(backend, key)
+      .from("early_access")
+      .insert({ email: uniqueEmail() })
+      .select();
+    expect(answer.status).toBe(401);
+    expect(answer.error).toEqual(INVALID_KEY);
+  });
+
+  it("drops an opaque key sent as the bearer token: the apikey decides the role", async () => {
+    // The secret key as bearer token beside the publishable apikey gains nothing.
+    const response = await rest(backend, {
+      key: null,
+      headers: { apikey: backend.publishableKey, authorization: `Bearer ${backend.secretKey}` },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+  });
+
+  it("lets a user's JWT as the bearer token decide the role beside the publishable key", async () => {
+    const response = await rest(backend, {
+      key: null,
+      headers: { apikey: backend.publishableKey, authorization: `Bearer ${backend.serviceRoleKey}` },
+    });
+    expect(response.status).toBe(200);
+    expect((await response.json()).length).toBeGreaterThan(0);
+  });
+});
+
 describe("the bearer token", () => {
   // The anon key as apikey, and another token as the bearer token.
   const bearer = (token: string) => ({
