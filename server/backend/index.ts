@@ -1,8 +1,11 @@
-// The embedded Supabase backend: real Postgres (PGlite) in-process behind an HTTP endpoint that
-// answers the REST calls the site makes exactly as a Supabase project (PostgREST behind
-// Supabase's gateway) does, on the Supabase CLI's address and with its keys.
+// The embedded Supabase backend: real Postgres behind an HTTP endpoint that answers the REST
+// calls the site makes exactly as a Supabase project (PostgREST behind Supabase's gateway)
+// does, on the Supabase CLI's address and with its keys. The Postgres is PGlite in-process by
+// default, or a real server reached over a pool of connections.
 import { resolve } from "node:path";
-import { openDatabase } from "./database.ts";
+import type { Database } from "./database/database.ts";
+import { openPGlite } from "./database/pglite.ts";
+import { connectPostgres, type PostgresOptions } from "./database/postgres.ts";
 import { createGateway } from "./http.ts";
 import {
   LOCAL_ANON_KEY,
@@ -24,15 +27,17 @@ export interface Backend {
   secretKey: string;
   anonKey: string;
   serviceRoleKey: string;
-  /** Absolute path of the data directory; null when the data lives in memory. */
+  /** Absolute path of PGlite's data directory; null in memory or on a PostgreSQL server. */
   dataDir: string | null;
   /** Stops answering, lets requests in progress finish, then closes the database (flushing it). */
   close(): Promise<void>;
 }
 
 export interface BackendOptions {
-  /** Where the data lives (default `.data`); null or PGlite's `memory://` keep it in memory. */
+  /** Where PGlite keeps the data (default `.data`); null or PGlite's `memory://` keep it in memory. */
   dataDir?: string | null;
+  /** A PostgreSQL server to use instead of PGlite, its schema already migrated. */
+  postgres?: PostgresOptions;
   /** Default 54321, the Supabase CLI's API port; 0 picks any free port. */
   port?: number;
   host?: string;
@@ -42,12 +47,14 @@ export interface BackendOptions {
 
 export async function startBackend({
   dataDir = ".data",
+  postgres,
   port = 54321,
   host = "127.0.0.1",
   log = console.log,
 }: BackendOptions = {}): Promise<Backend> {
-  const directory = dataDir === null || dataDir.startsWith("memory://") ? null : resolve(dataDir);
-  const db = await openDatabase(directory, log);
+  const directory =
+    postgres || dataDir === null || dataDir.startsWith("memory://") ? null : resolve(dataDir);
+  const db: Database = postgres ? connectPostgres(postgres) : await openPGlite(directory, log);
   const cache = await loadSchemaCache(db);
   const handleRest = createRestHandler(cache, createRequestRunner(db, cache.roleSettings));
 

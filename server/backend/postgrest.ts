@@ -33,6 +33,8 @@ export type RestHandler = (request: RestRequest) => Promise<HttpResponse>;
 
 type ReturnPreference = "representation" | "minimal" | null;
 
+type RawStatementResult = Omit<StatementResult, "page_total"> & { page_total: number | string };
+
 /** How a request's answer is shaped once its statement has run. */
 interface Plan {
   statement: Statement;
@@ -44,8 +46,9 @@ export function createRestHandler(cache: SchemaCache, runRequest: RequestRunner)
     try {
       const plan = planRequest(request, cache);
       const result = await runRequest(requestContext(request), async (db) => {
-        const { rows } = await db.query<StatementResult>(plan.statement.text, plan.statement.params);
-        return rows[0]!;
+        const { rows } = await db.query<RawStatementResult>(plan.statement.text, plan.statement.params);
+        // A count is a bigint, which drivers may hand over as text.
+        return { page_total: Number(rows[0]!.page_total), body: rows[0]!.body };
       });
       return plan.respond(result);
     } catch (error) {

@@ -1,10 +1,8 @@
 // Runs one REST request the way PostgREST does (Query/PreQuery.hs): a transaction of its own,
 // the request's settings and role set transaction-locally, then the work, then commit; any
-// error rolls everything back. PGlite has a single connection, so requests take turns through
-// a queue: transactions never interleave and no write is lost.
-import type { PGlite } from "@electric-sql/pglite";
+// error rolls everything back.
+import type { Database, Queryable } from "./database/database.ts";
 import type { Claims } from "./jwt.ts";
-import { createQueue } from "./queue.ts";
 import type { RoleSettings } from "./schema-cache.ts";
 
 export interface RequestContext {
@@ -18,30 +16,21 @@ export interface RequestContext {
   cookies: Record<string, string>;
 }
 
-export type Queryable = Pick<PGlite, "query">;
-
 export type RequestRunner = <T>(context: RequestContext, work: (db: Queryable) => Promise<T>) => Promise<T>;
 
 /** PostgREST's search path on Supabase: the exposed schema, then db-extra-search-path. */
 const SEARCH_PATH = '"public", "extensions"';
 
-export function createRequestRunner(db: PGlite, roleSettings: RoleSettings): RequestRunner {
-  const enqueue = createQueue();
+export function createRequestRunner(db: Database, roleSettings: RoleSettings): RequestRunner {
   return (context, work) =>
-    enqueue(async () => {
+    db.transaction(
+      async (tx) => {
+        await applySettings(tx, context, roleSettings.get(context.role) ?? []);
+        return work(tx);
+      },
       // GET and HEAD cannot write, as in PostgREST.
-      const access = context.method === "GET" || context.method === "HEAD" ? "read only" : "read write";
-      await db.exec(`begin isolation level read committed ${access}`);
-      try {
-        await applySettings(db, context, roleSettings.get(context.role) ?? []);
-        const result = await work(db);
-        await db.exec("commit");
-        return result;
-      } catch (error) {
-        await db.exec("rollback");
-        throw error;
-      }
-    });
+      { readOnly: context.method === "GET" || context.method === "HEAD" },
+    );
 }
 
 /** One statement of set_config(name, value, true) calls, names and values as parameters. */

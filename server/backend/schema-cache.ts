@@ -1,6 +1,6 @@
 // What PostgREST reads from the catalog once at start: the exposed tables with their columns,
 // and each role's own settings (ALTER ROLE ... SET), applied to every request of that role.
-import type { PGlite } from "@electric-sql/pglite";
+import type { Queryable } from "./database/database.ts";
 
 export const EXPOSED_SCHEMA = "public";
 
@@ -18,7 +18,7 @@ export interface SchemaCache {
   roleSettings: RoleSettings;
 }
 
-export async function loadSchemaCache(db: PGlite): Promise<SchemaCache> {
+export async function loadSchemaCache(db: Queryable): Promise<SchemaCache> {
   const columns = await db.query<{ table: string; name: string; type: string }>(
     `select c.relname as table, a.attname as name, pg_catalog.format_type(a.atttypid, null) as type
        from pg_catalog.pg_class c

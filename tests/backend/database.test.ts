@@ -1,8 +1,8 @@
 // The database behind the endpoint: Supabase's roles, and each request run as PostgREST runs it
 // (its own transaction, the role's own settings, the request's details as settings).
-import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../server/backend/database.ts";
+import type { Database } from "../../server/backend/database/database.ts";
+import { openPGlite } from "../../server/backend/database/pglite.ts";
 import {
   createRequestRunner,
   type RequestContext,
@@ -10,10 +10,10 @@ import {
 } from "../../server/backend/request-transaction.ts";
 import { loadSchemaCache } from "../../server/backend/schema-cache.ts";
 
-let db: PGlite;
+let db: Database;
 let runRequest: RequestRunner;
 beforeAll(async () => {
-  db = await openDatabase(null, () => {});
+  db = await openPGlite(null, () => {});
   runRequest = createRequestRunner(db, (await loadSchemaCache(db)).roleSettings);
 });
 afterAll(() => db.close());

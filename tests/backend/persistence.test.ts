@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../server/backend/database.ts";
+import { openPGlite } from "../../server/backend/database/pglite.ts";
 import { clientFor, startTestBackend, uniqueEmail } from "./helpers.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "early-access-data-"));
@@ -39,7 +39,7 @@ describe("a restart on the same data directory", () => {
     );
     expect(secondLog.filter((line) => line.startsWith("Applied migration"))).toEqual([]);
 
-    const db = await openDatabase(dataDir, () => {});
+    const db = await openPGlite(dataDir, () => {});
     const { rows } = await db.query<{ file: string }>(
       "select version || '_' || name || '.sql' as file from supabase_migrations.schema_migrations order by version",
     );

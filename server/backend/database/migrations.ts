@@ -1,9 +1,9 @@
 // Applies supabase/migrations/<version>_<name>.sql in version order, each exactly once, and
 // records it where the Supabase CLI does: supabase_migrations.schema_migrations.
-import type { PGlite } from "@electric-sql/pglite";
 import { readdirSync, readFileSync } from "node:fs";
+import type { Database } from "./database.ts";
 
-const MIGRATIONS_DIR = new URL("../../supabase/migrations/", import.meta.url);
+const MIGRATIONS_DIR = new URL("../../../supabase/migrations/", import.meta.url);
 
 /** The CLI's file name pattern; other files in the folder are not migrations. */
 const MIGRATION_FILE = /^(\d+)_(.+)\.sql$/;
@@ -18,7 +18,7 @@ const HISTORY_TABLE_SQL = `
 `;
 
 /** Applies the migrations not yet recorded and returns their file names. */
-export async function applyMigrations(db: PGlite): Promise<string[]> {
+export async function applyMigrations(db: Database): Promise<string[]> {
   await db.exec(HISTORY_TABLE_SQL);
   const { rows } = await db.query<{ version: string }>(
     "select version from supabase_migrations.schema_migrations",

@@ -1,0 +1,34 @@
+// The one interface the REST endpoint has to its database, whatever the engine behind it:
+// PGlite in-process (pglite.ts) or a real PostgreSQL server over a pool of connections
+// (postgres.ts). The endpoint never knows which one it runs on.
+
+export interface QueryResult<T> {
+  rows: T[];
+}
+
+export interface Queryable {
+  /** One statement; values only as parameters ($1, $2, …). */
+  query<T>(text: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Several statements at once, without parameters (a migration file). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /** A read-only transaction, as PostgREST runs GET and HEAD. */
+  readOnly?: boolean;
+}
+
+export interface Database extends Queryable {
+  /**
+   * Runs `work` in one READ COMMITTED transaction on one connection, as PostgREST runs each
+   * request: committed when `work` resolves, rolled back when it throws.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Lets work in progress finish, then releases the engine (flushing PGlite to disk). */
+  close(): Promise<void>;
+}
+
+/** The statement that opens a request's transaction. */
+export function beginStatement({ readOnly = false }: TransactionOptions = {}): string {
+  return `begin isolation level read committed ${readOnly ? "read only" : "read write"}`;
+}
