@@ -1,5 +1,18 @@
 // @ts-check
 import { defineConfig } from "vitest/config";
+import { findPostgresBinaries, INSTALL_HINT } from "./tests/backend/postgres/server.ts";
+
+/** Backend tests of one engine only: PGlite's data directory, and code that uses no database. */
+const PGLITE_ONLY = ["tests/backend/persistence.test.ts", "tests/backend/jwt.test.ts"];
+
+// The real-PostgreSQL tier needs a server's binaries. A laptop without them skips it, loudly;
+// CI never does (its set-up then fails and says what is missing).
+const withPostgres = Boolean(process.env.CI) || findPostgresBinaries() !== null;
+if (!withPostgres) {
+  console.warn(
+    `\n⚠ SKIPPING the real-PostgreSQL tier: no PostgreSQL server binaries (initdb) were found. To run it, ${INSTALL_HINT}.\n`,
+  );
+}
 
 export default defineConfig({
   test: {
@@ -23,6 +36,23 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      ...(withPostgres
+        ? [
+            {
+              // The same contract on a real PostgreSQL server with real concurrent connections,
+              // set up as a hosted Supabase project is (tests/backend/postgres/).
+              test: {
+                name: "backend-postgres",
+                include: ["tests/backend/**/*.test.ts"],
+                exclude: PGLITE_ONLY,
+                environment: "node",
+                globalSetup: ["tests/backend/postgres/setup.ts"],
+                testTimeout: 30_000,
+                hookTimeout: 60_000,
+              },
+            },
+          ]
+        : []),
       {
         // The static host `npm start` serves the build with.
         test: {

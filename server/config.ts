@@ -1,15 +1,24 @@
 // Where things run locally, read once from the environment (and `.env`, when present).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Database } from "./backend/database/database.ts";
+import { openPGlite } from "./backend/database/pglite.ts";
+import { connectPostgres } from "./backend/database/postgres.ts";
 import { startBackend, type Backend } from "./backend/index.ts";
 
 if (existsSync(".env")) process.loadEnvFile(".env");
 
 export const SITE_PORT = Number(process.env.PORT ?? 4321);
 
-/** Where the embedded backend keeps its data; `memory://` (PGlite's spelling) keeps it in memory. */
+/** A PostgreSQL server for the endpoint to use instead of PGlite (its schema already migrated). */
+const DB_URL = process.env.SUPABASE_DB_URL;
+
+/** Where PGlite keeps its data; `memory://` (PGlite's spelling) keeps it in memory. */
 const DATA_DIR = process.env.SUPABASE_DATA_DIR ?? ".data";
 const IN_MEMORY = DATA_DIR === "memory://";
+
+/** SQL run once when PGlite creates its database, as Supabase runs supabase/seed.sql. */
+const SEED_FILE = process.env.SUPABASE_SEED_FILE;
 
 /**
  * False when the site is configured for a Supabase project elsewhere; otherwise the embedded
@@ -22,9 +31,18 @@ function usesLocalBackend(): boolean {
   return ["127.0.0.1", "localhost", "[::1]"].includes(hostname) && port === "54321";
 }
 
-/** Starts the embedded backend on the Supabase CLI's address, with its data in SUPABASE_DATA_DIR. */
-export function startEmbeddedBackend(): Promise<Backend> {
-  return startBackend({ dataDir: IN_MEMORY ? null : DATA_DIR });
+function openDatabase(): Promise<Database> {
+  if (DB_URL) return Promise.resolve(connectPostgres({ url: DB_URL }));
+  return openPGlite({
+    dataDir: IN_MEMORY ? null : DATA_DIR,
+    log: console.log,
+    seed: SEED_FILE && readFileSync(SEED_FILE, "utf8"),
+  });
+}
+
+/** Starts the embedded backend on the Supabase CLI's address. */
+export async function startEmbeddedBackend(): Promise<Backend> {
+  return startBackend({ database: await openDatabase() });
 }
 
 /** Starts the embedded backend unless a real Supabase project is configured. */
@@ -32,8 +50,13 @@ export function startLocalBackend(): Promise<Backend | null> {
   return usesLocalBackend() ? startEmbeddedBackend() : Promise.resolve(null);
 }
 
+function describeData(): string {
+  if (DB_URL) return `PostgreSQL at ${new URL(DB_URL).host}`;
+  return IN_MEMORY ? "in memory" : resolve(DATA_DIR);
+}
+
 export function describeApi(backend: Backend | null): string {
   return backend
-    ? `  API:   ${backend.url}  (embedded Supabase backend)\n  Data:  ${IN_MEMORY ? "in memory" : resolve(DATA_DIR)}`
+    ? `  API:   ${backend.url}  (embedded Supabase backend)\n  Data:  ${describeData()}`
     : `  API:   ${process.env.PUBLIC_SUPABASE_URL}  (configured Supabase project)`;
 }

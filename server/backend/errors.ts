@@ -45,10 +45,63 @@ export function isPostgresError(error: unknown): error is PostgresError {
 
 /** PostgREST's answer to an error raised by Postgres, as seen by `role`. */
 export function fromPostgresError(error: PostgresError, role: string): ResponseError {
+  if (error.code === RAISED_RESPONSE_CODE) return raisedResponse(error);
   return postgrestError(statusFor(error, role !== ANON_ROLE), error.code, error.message, {
     details: error.detail ?? null,
     hint: error.hint ?? null,
   });
+}
+
+/**
+ * `raise sqlstate 'PGRST' using message = '{"code":…,"message":…,"details":…,"hint":…}',
+ * detail = '{"status":…,"headers":{…}}'`: SQL chooses the whole answer (Error.hs, parseRaisePGRST).
+ */
+const RAISED_RESPONSE_CODE = "PGRST";
+
+function raisedResponse({ message, detail }: PostgresError): ResponseError {
+  const body = parseObject(message);
+  const answer = detail === undefined ? null : parseObject(detail);
+  const parseError = (details: string, hint: string) =>
+    postgrestError(500, "PGRST121", "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error", {
+      details,
+      hint,
+    });
+  if (!body || typeof body.code !== "string" || typeof body.message !== "string") {
+    return parseError(
+      `Invalid JSON value for MESSAGE: '${message}'`,
+      "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.",
+    );
+  }
+  const detailHint =
+    "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.";
+  if (detail === undefined) return parseError("DETAIL is missing in the RAISE statement", detailHint);
+  if (!answer || typeof answer.status !== "number" || !isStringRecord(answer.headers)) {
+    return parseError(`Invalid JSON value for DETAIL: '${detail}'`, detailHint);
+  }
+  return postgrestError(answer.status, body.code, body.message, {
+    details: typeof body.details === "string" ? body.details : null,
+    hint: typeof body.hint === "string" ? body.hint : null,
+    headers: answer.headers,
+  });
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Object.values(value).every((item) => typeof item === "string")
+  );
 }
 
 /**

@@ -1,11 +1,8 @@
-// The embedded Supabase backend: real Postgres behind an HTTP endpoint that answers the REST
-// calls the site makes exactly as a Supabase project (PostgREST behind Supabase's gateway)
-// does, on the Supabase CLI's address and with its keys. The Postgres is PGlite in-process by
-// default, or a real server reached over a pool of connections.
-import { resolve } from "node:path";
+// The embedded Supabase backend: an HTTP endpoint that answers the REST calls the site makes
+// exactly as a Supabase project (PostgREST behind Supabase's gateway) does, on the Supabase
+// CLI's address and with its keys, over a database it is handed: PGlite in-process
+// (database/pglite.ts) or a real PostgreSQL server (database/postgres.ts).
 import type { Database } from "./database/database.ts";
-import { openPGlite } from "./database/pglite.ts";
-import { connectPostgres, type PostgresOptions } from "./database/postgres.ts";
 import { createGateway } from "./http.ts";
 import {
   LOCAL_ANON_KEY,
@@ -27,17 +24,13 @@ export interface Backend {
   secretKey: string;
   anonKey: string;
   serviceRoleKey: string;
-  /** Absolute path of PGlite's data directory; null in memory or on a PostgreSQL server. */
-  dataDir: string | null;
   /** Stops answering, lets requests in progress finish, then closes the database (flushing it). */
   close(): Promise<void>;
 }
 
 export interface BackendOptions {
-  /** Where PGlite keeps the data (default `.data`); null or PGlite's `memory://` keep it in memory. */
-  dataDir?: string | null;
-  /** A PostgreSQL server to use instead of PGlite, its schema already migrated. */
-  postgres?: PostgresOptions;
+  /** The database to serve, already set up; the backend closes it when it closes. */
+  database: Database;
   /** Default 54321, the Supabase CLI's API port; 0 picks any free port. */
   port?: number;
   host?: string;
@@ -46,26 +39,26 @@ export interface BackendOptions {
 }
 
 export async function startBackend({
-  dataDir = ".data",
-  postgres,
+  database,
   port = 54321,
   host = "127.0.0.1",
   log = console.log,
-}: BackendOptions = {}): Promise<Backend> {
-  const directory =
-    postgres || dataDir === null || dataDir.startsWith("memory://") ? null : resolve(dataDir);
-  const db: Database = postgres ? connectPostgres(postgres) : await openPGlite(directory, log);
-  const cache = await loadSchemaCache(db);
-  const handleRest = createRestHandler(cache, createRequestRunner(db, cache.roleSettings));
-
-  const gateway = createGateway({
-    jwtSecret: LOCAL_JWT_SECRET,
-    opaqueKeys: LOCAL_OPAQUE_KEYS,
-    handleRest,
-    log,
-  });
+}: BackendOptions): Promise<Backend> {
+  const gateway = await loadSchemaCache(database)
+    .then((cache) =>
+      createGateway({
+        jwtSecret: LOCAL_JWT_SECRET,
+        opaqueKeys: LOCAL_OPAQUE_KEYS,
+        handleRest: createRestHandler(cache, createRequestRunner(database, cache.roleSettings)),
+        log,
+      }),
+    )
+    .catch(async (error: unknown) => {
+      await database.close();
+      throw error;
+    });
   const boundPort = await gateway.listen(port, host).catch(async (error: unknown) => {
-    await db.close();
+    await database.close();
     throw error;
   });
 
@@ -76,11 +69,10 @@ export async function startBackend({
     secretKey: LOCAL_SECRET_KEY,
     anonKey: LOCAL_ANON_KEY,
     serviceRoleKey: LOCAL_SERVICE_ROLE_KEY,
-    dataDir: directory,
     close: () =>
       (closing ??= (async () => {
         await gateway.close();
-        await db.close();
+        await database.close();
       })()),
   };
 }

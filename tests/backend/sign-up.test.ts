@@ -1,5 +1,5 @@
 // What the site's own call does: `supabase.from('early_access').insert(row).select()` with the
-// public anon key, and the answers it gets back.
+// public (publishable) key, and the answers it gets back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "../../server/backend/index.ts";
 import { clientFor, DUPLICATE_MESSAGE, rest, startTestBackend, uniqueEmail } from "./helpers.ts";
@@ -17,7 +17,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$/;
 describe("a new address", () => {
   it("comes back as the stored row", async () => {
     const email = uniqueEmail();
-    const answer = await clientFor(backend, backend.anonKey)
+    const answer = await clientFor(backend, backend.publishableKey)
       .from("early_access")
       .insert({ email, phone: "+33 6 12 34 56 78" })
       .select();
@@ -41,7 +41,7 @@ describe("a new address", () => {
     ["\tGrace-ID@Example.com\n", "grace-id@example.com"],
   ])("is stored trimmed and lowercased: %j", async (typed, stored) => {
     const id = crypto.randomUUID();
-    const { data, error } = await clientFor(backend, backend.anonKey)
+    const { data, error } = await clientFor(backend, backend.publishableKey)
       .from("early_access")
       .insert({ email: typed.replace("ID", id) })
       .select();
@@ -59,7 +59,7 @@ describe("a new address", () => {
     // No phone at all.
     [null, null],
   ])("stores the phone %j as %j", async (phone, stored) => {
-    const { data, error } = await clientFor(backend, backend.anonKey)
+    const { data, error } = await clientFor(backend, backend.publishableKey)
       .from("early_access")
       .insert({ email: uniqueEmail(), phone })
       .select();
@@ -93,7 +93,7 @@ describe("the same address again", () => {
     // Surrounding spaces.
     ["surrounding spaces", (email: string) => `   ${email} `],
   ])("is refused as a duplicate when sent in %s", async (_, variant) => {
-    const client = clientFor(backend, backend.anonKey);
+    const client = clientFor(backend, backend.publishableKey);
     const email = uniqueEmail();
     expect((await client.from("early_access").insert({ email }).select()).status).toBe(201);
 
@@ -109,7 +109,7 @@ describe("the same address again", () => {
 
 describe("return=minimal", () => {
   it("answers 201 with an empty body through supabase-js", async () => {
-    const answer = await clientFor(backend, backend.anonKey)
+    const answer = await clientFor(backend, backend.publishableKey)
       .from("early_access")
       .insert({ email: uniqueEmail() });
     expect(answer.error).toBeNull();
@@ -131,10 +131,44 @@ describe("return=minimal", () => {
 });
 
 describe("an array body", () => {
-  it("inserts every element and returns them in order", async () => {
-    const emails = [uniqueEmail("first"), uniqueEmail("second")];
+  it("adds its one sign-up, as a single object would", async () => {
+    const email = uniqueEmail();
     // supabase-js adds ?columns="email","phone" for arrays.
-    const { data, error, status } = await clientFor(backend, backend.anonKey)
+    const { data, error, status } = await clientFor(backend, backend.publishableKey)
+      .from("early_access")
+      .insert([{ email, phone: "1" }])
+      .select("email, phone");
+    expect(error).toBeNull();
+    expect(status).toBe(201);
+    expect(data).toEqual([{ email, phone: "1" }]);
+  });
+
+  it("of several sign-ups is refused with the public key, and stores none of them", async () => {
+    const emails = [uniqueEmail("first"), uniqueEmail("second")];
+    const { data, error, status } = await clientFor(backend, backend.publishableKey)
+      .from("early_access")
+      .insert(emails.map((email) => ({ email })))
+      .select();
+    expect(status).toBe(400);
+    expect(data).toBeNull();
+    expect(error).toEqual({
+      code: "P0001",
+      details: null,
+      hint: "Send one row at a time.",
+      message: "Only one sign-up per request",
+    });
+    for (const email of emails) {
+      const { data: stored } = await clientFor(backend, backend.secretKey)
+        .from("early_access")
+        .select("email")
+        .eq("email", email);
+      expect(stored, `${email} is not stored`).toEqual([]);
+    }
+  });
+
+  it("of several sign-ups is stored with the secret key (an import), in order", async () => {
+    const emails = [uniqueEmail("first"), uniqueEmail("second")];
+    const { data, error, status } = await clientFor(backend, backend.secretKey)
       .from("early_access")
       .insert([{ email: emails[0], phone: "1" }, { email: emails[1] }])
       .select("email, phone");

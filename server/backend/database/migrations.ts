@@ -17,8 +17,15 @@ const HISTORY_TABLE_SQL = `
   );
 `;
 
-/** Applies the migrations not yet recorded and returns their file names. */
-export async function applyMigrations(db: Database): Promise<string[]> {
+export interface MigrationReport {
+  /** File names of the migrations applied now, in order. */
+  applied: string[];
+  /** True when none had been applied before: the database is new. */
+  created: boolean;
+}
+
+/** Applies the migrations not yet recorded. */
+export async function applyMigrations(db: Database): Promise<MigrationReport> {
   await db.exec(HISTORY_TABLE_SQL);
   const { rows } = await db.query<{ version: string }>(
     "select version from supabase_migrations.schema_migrations",
@@ -41,5 +48,5 @@ export async function applyMigrations(db: Database): Promise<string[]> {
       ]);
     });
   }
-  return pending.map(({ file }) => file);
+  return { applied: pending.map(({ file }) => file), created: applied.size === 0 && pending.length > 0 };
 }

@@ -10,18 +10,26 @@ import { createQueue } from "./queue.ts";
 
 export const SUPABASE_ROLES_SQL = readFileSync(new URL("./supabase-roles.sql", import.meta.url), "utf8");
 
-/**
- * Opens the database (null: in memory), creates the roles it lacks and applies pending
- * migrations, reporting each one to `log`.
- */
-export async function openPGlite(dataDir: string | null, log: (line: string) => void): Promise<Database> {
+export interface PGliteOptions {
+  /** Where the data lives; null keeps it in memory. */
+  dataDir: string | null;
+  /** Receives a line per migration applied. */
+  log?: (line: string) => void;
+  /** SQL run once, right after the migrations have created the database (Supabase's seed.sql). */
+  seed?: string;
+}
+
+/** Opens the database, creates the roles it lacks and applies pending migrations. */
+export async function openPGlite({ dataDir, log = () => {}, seed }: PGliteOptions): Promise<Database> {
   // PGlite creates its data directory, but not the directory's parents.
   if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create(dataDir ?? undefined);
   const db = wrap(pglite);
   try {
     await db.exec(SUPABASE_ROLES_SQL);
-    for (const file of await applyMigrations(db)) log(`Applied migration ${file}`);
+    const { applied, created } = await applyMigrations(db);
+    for (const file of applied) log(`Applied migration ${file}`);
+    if (created && seed) await db.exec(seed);
     return db;
   } catch (error) {
     await db.close();

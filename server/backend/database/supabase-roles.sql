@@ -27,3 +27,10 @@ begin
   end if;
 end
 $$;
+
+-- What hosted projects give everything the project's `postgres` role creates in `public`: all
+-- privileges to the three API roles (the same init script). Newer projects no longer do this,
+-- so migrations must not rely on it either way: they revoke, then grant exactly what is needed.
+alter default privileges for role postgres in schema public grant all on tables to anon, authenticated, service_role;
+alter default privileges for role postgres in schema public grant all on functions to anon, authenticated, service_role;
+alter default privileges for role postgres in schema public grant all on sequences to anon, authenticated, service_role;

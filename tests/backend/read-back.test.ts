@@ -1,0 +1,90 @@
+// The site reads back the row it has just added (`insert().select()`); no visitor may ever
+// read anyone else's. The first migration keyed that read-back to the transaction's start
+// time (`created_at = now()`), which transactions starting at the same instant share: it
+// leaked other visitors' emails and phones. These tests drive PostgREST's own request path
+// (without HTTP in between, so requests follow each other as closely as PostgREST's do).
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Database } from "../../server/backend/database/database.ts";
+import { createRestHandler, type RestHandler } from "../../server/backend/postgrest.ts";
+import { createRequestRunner } from "../../server/backend/request-transaction.ts";
+import { loadSchemaCache } from "../../server/backend/schema-cache.ts";
+import { engine, openTestDatabase, uniqueEmail } from "./helpers.ts";
+
+interface Row {
+  email: string;
+}
+
+let database: Database;
+let handle: RestHandler;
+beforeAll(async () => {
+  // Every visitor comes from an address of its own (below), so the migration's own limits hold.
+  ({ database } = await openTestDatabase({ poolSize: 100, seed: null }));
+  const cache = await loadSchemaCache(database);
+  handle = createRestHandler(cache, createRequestRunner(database, cache.roleSettings));
+});
+afterAll(() => database.close());
+afterEach(() => vi.useRealTimers());
+
+/** One anonymous request of `visitor`, as the edge reports its address (198.18/15 is for tests). */
+async function call(visitor: number, method: "GET" | "POST", body = ""): Promise<Row[]> {
+  const response = await handle({
+    method,
+    path: "/early_access",
+    query: new URLSearchParams({ select: "*" }),
+    headers: {
+      prefer: "return=representation",
+      "cf-connecting-ip": `198.18.${visitor >> 8}.${visitor & 255}`,
+    },
+    body,
+    identity: { role: "anon", claims: { role: "anon" } },
+  });
+  expect(response.status, response.body).toBe(method === "POST" ? 201 : 200);
+  return JSON.parse(response.body) as Row[];
+}
+
+/** Visitors `from`..`from + count - 1` each sign up while another request lists the table. */
+async function visitAtOnce(from: number, count: number) {
+  return Promise.all(
+    Array.from({ length: count }, async (_, offset) => {
+      const visitor = from + offset;
+      const email = uniqueEmail(`reader${visitor}`);
+      const [inserted, listed] = await Promise.all([
+        call(visitor, "POST", JSON.stringify({ email })),
+        call(visitor, "GET"),
+      ]);
+      return { email, inserted, listed };
+    }),
+  );
+}
+
+function expectOnlyOwnRows(visits: Awaited<ReturnType<typeof visitAtOnce>>) {
+  const foreign = visits.flatMap(({ email, inserted, listed }) =>
+    [...inserted, ...listed].filter((row) => row.email !== email),
+  );
+  expect(foreign, `${foreign.length} rows of other visitors were read`).toEqual([]);
+  const misses = visits.filter(
+    ({ email, inserted }) => inserted.length !== 1 || inserted[0]!.email !== email,
+  );
+  expect(misses, `${misses.length} sign-ups did not read back exactly their own row`).toEqual([]);
+}
+
+describe("a visitor never reads another visitor's sign-up", () => {
+  it.skipIf(engine !== "pglite")(
+    "even when every transaction starts at the same instant (PGlite's clock frozen)",
+    async () => {
+      // Faked: the clock. Transactions that start at the same instant happen on a busy server
+      // by chance; PGlite reads the time from JavaScript's Date, so freezing it makes every
+      // request start at one instant, every time.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(new Date("2027-06-01T12:00:00Z"));
+      expectOnlyOwnRows(await visitAtOnce(0, 50));
+    },
+  );
+
+  const visitors = engine === "postgres" ? 3000 : 1000;
+  it(`with ${visitors} sign-ups and as many anonymous reads, 100 at a time`, async () => {
+    const visits = [];
+    for (let from = 1000; from < 1000 + visitors; from += 100) visits.push(...(await visitAtOnce(from, 100)));
+    expectOnlyOwnRows(visits);
+  });
+});
