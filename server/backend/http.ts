@@ -45,7 +45,7 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
     // The gateway answers preflights itself, before any key check: browsers send no key there.
     if (req.method === "OPTIONS") return preflight(req);
 
-    const headers = flattenHeaders(req);
+    const headers = withClientAddress(flattenHeaders(req), req.socket.remoteAddress);
     // The gateway consumes the key; PostgREST would read a leftover `apikey` as a filter.
     const apikey = headers.apikey ?? url.searchParams.get("apikey");
     url.searchParams.delete("apikey");
@@ -124,6 +124,24 @@ function flattenHeaders(req: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
   return headers;
+}
+
+/**
+ * Supabase's edge (Cloudflare) tells the database who is calling: it sets `cf-connecting-ip`
+ * and appends the caller to `x-forwarded-for`, so a client can put anything in front but never
+ * at the end. The database's per-address limits read exactly these; here they come from the
+ * socket, and whatever a client sent in their place counts for nothing.
+ */
+function withClientAddress(headers: Record<string, string>, socketAddress: string | undefined) {
+  // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
+  const address = (socketAddress ?? "").replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
+  const forwarded = headers["x-forwarded-for"];
+  return {
+    ...headers,
+    "cf-connecting-ip": address,
+    "x-real-ip": address,
+    "x-forwarded-for": forwarded ? `${forwarded}, ${address}` : address,
+  };
 }
 
 /**

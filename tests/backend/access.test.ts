@@ -144,3 +144,22 @@ describe("the service_role key", () => {
     expect(none.headers.get("content-range")).toBe("*/*");
   });
 });
+
+describe("the helpers behind the sign-up rules", () => {
+  it.each(["sign_up_limits", "sign_up_counters", "client_key_secret"])(
+    "are out of the API's reach, even with the secret key: %s",
+    async (table) => {
+      const unknown = await rest(backend, { path: table, key: backend.secretKey });
+      expect(unknown.status).toBe(404);
+      expect((await unknown.json()).code).toBe("PGRST205");
+
+      const otherSchema = await rest(backend, {
+        path: table,
+        key: backend.secretKey,
+        headers: { "accept-profile": "private" },
+      });
+      expect(otherSchema.status).toBe(406);
+      expect((await otherSchema.json()).code).toBe("PGRST106");
+    },
+  );
+});

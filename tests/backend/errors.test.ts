@@ -83,7 +83,7 @@ describe.each<ErrorCase>([
     code: "42501",
     message: PERMISSION_DENIED,
   },
-  // ...nor created_at, which the read-back policy relies on.
+  // ...nor created_at: the database records when a sign-up came.
   {
     name: "anon setting created_at",
     call: () => insert({ email: uniqueEmail(), created_at: "2020-01-01T00:00:00Z" }),

@@ -4,6 +4,8 @@
 // supabase-js cannot express, and tokens signed on the spot.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { createHmac, randomUUID } from "node:crypto";
+import { request } from "node:http";
+import { createServer } from "node:net";
 import { inject } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
 import { openPGlite } from "../../server/backend/database/pglite.ts";
@@ -101,15 +103,48 @@ export interface RestCall {
 }
 
 /** A raw call to the REST endpoint, as anon on early_access unless told otherwise. */
-export function rest(
+export function rest(backend: Backend, call: RestCall = {}) {
+  const { url, method, headers, body } = resolveCall(backend, call);
+  return fetch(url, { method, headers, body });
+}
+
+function resolveCall(
   backend: Backend,
-  { method = "GET", path = "early_access", key, headers = {}, body }: RestCall = {},
+  { method = "GET", path = "early_access", key, headers = {}, body }: RestCall,
 ) {
   const apikey = key === undefined ? backend.publishableKey : key;
   const auth: Record<string, string> = apikey === null ? {} : { apikey, authorization: `Bearer ${apikey}` };
-  return fetch(`${backend.url}/rest/v1/${path}`, {
+  return {
+    url: `${backend.url}/rest/v1/${path}`,
     method,
     headers: { "content-type": "application/json", ...auth, ...headers },
     body,
+  };
+}
+
+/**
+ * The same call from another loopback address (127.0.0.2, say): another visitor, as far as the
+ * socket can tell. Linux routes all of 127.0.0.0/8 to the loopback; macOS only 127.0.0.1.
+ */
+export function restFrom(localAddress: string, backend: Backend, call: RestCall = {}) {
+  const { url, method, headers, body } = resolveCall(backend, call);
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const outgoing = request(url, { method, headers, localAddress }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode!, body: text }));
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+/** Whether this machine can send from `address` (see restFrom). */
+export function canSendFrom(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(0, address, () => probe.close(() => resolve(true)));
   });
 }

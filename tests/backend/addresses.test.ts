@@ -1,0 +1,110 @@
+// The database stores only real addresses, whoever calls it: exactly the emails the form's
+// email field accepts (the browser's type=email grammar, WHATWG "valid e-mail address", after
+// trimming and lowercasing; at most 254 characters), and phones of at most 32 characters with
+// no control or format characters. Anything else is refused with 400 and nothing is stored.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Backend } from "../../server/backend/index.ts";
+import { rest, startTestBackend, uniqueEmail } from "./helpers.ts";
+
+let backend: Backend;
+beforeAll(async () => {
+  backend = await startTestBackend();
+});
+afterAll(() => backend.close());
+
+/** An anonymous sign-up with this body, as the site sends it; its status and stored row. */
+async function signUp(body: Record<string, unknown>) {
+  const response = await rest(backend, {
+    method: "POST",
+    path: "early_access?select=email,phone",
+    headers: { prefer: "return=representation" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const refusedBy = (constraint: string) => ({
+  code: "23514",
+  details: null,
+  hint: null,
+  message: `new row for relation "early_access" violates check constraint "${constraint}"`,
+});
+
+/** Unique per run, so that accepted cases never collide with an earlier run or each other. */
+const unique = () => crypto.randomUUID().slice(0, 8);
+
+describe("an email the form would not accept", () => {
+  it.each([
+    // A JSON array where text belongs, which the database would turn into text.
+    ["a JSON array", () => ["array@example.com"]],
+    // A JSON object likewise.
+    ["a JSON object", () => ({ email: "object@example.com" })],
+    ["only an @", () => "@"],
+    ["a second @", () => "a@b@example.com"],
+    ["an inner space", () => "first last@example.com"],
+    ["a zero-width space", () => "zero\u200bwidth@example.com"],
+    ["a right-to-left override", () => "evil\u202e@example.com"],
+    ["a control character", () => "bell\u0007@example.com"],
+    ["a letter outside ASCII", () => "jürgen@example.com"],
+    ["a quoted local part", () => '"quoted"@example.com'],
+    ["a domain label starting with -", () => "a@-example.com"],
+    ["a domain label ending with -", () => "a@example-.com"],
+    ["an empty domain label", () => "a@example..com"],
+    ["a domain label of 64 characters", () => `a@${"d".repeat(64)}.com`],
+    ["an address literal", () => "a@[192.0.2.1]"],
+    ["255 characters", () => `${"a".repeat(243)}@example.com`],
+  ])("is refused: %s", async (_, email) => {
+    const answer = await signUp({ email: email() });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(refusedBy("early_access_email_check"));
+  });
+});
+
+describe("an email the form accepts", () => {
+  it.each([
+    ["a plain address", () => `plain-${unique()}@example.com`],
+    // The grammar allows a domain without a dot.
+    ["a dotless domain", () => `dotless-${unique()}@localhost`],
+    ["subdomains and a tag", () => `first.last+tag-${unique()}@mail.sub.example.co.uk`],
+    ["every symbol the grammar allows", () => `x_y-z'!#$%&*/=?^\`{|}~.${unique()}@example.com`],
+    ["a domain label of 63 characters", () => `a${unique()}@${"d".repeat(63)}.com`],
+    ["exactly 254 characters", () => `${unique()}${"a".repeat(234)}@example.com`],
+  ])("is stored: %s", async (_, email) => {
+    const address = email();
+    const answer = await signUp({ email: address });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answer.body).toEqual([{ email: address, phone: null }]);
+  });
+
+  it("is stored trimmed and lowercased", async () => {
+    const id = unique();
+    const answer = await signUp({ email: `  Ada.${id}@Example.COM\t` });
+    expect(answer.body).toEqual([{ email: `ada.${id}@example.com`, phone: null }]);
+  });
+});
+
+describe("a phone", () => {
+  it.each([
+    ["a right-to-left override", "\u202e+1 555 0100"],
+    ["a zero-width space", "+1\u200b555 0100"],
+    ["a byte-order mark", "\ufeff+1 555 0100"],
+    ["a line break inside", "+1 555\n0100"],
+    ["a line separator", "+1 555\u20280100"],
+    ["an invisible tag character", "+1 555 0100\u{e0041}"],
+    ["33 characters", "1".repeat(33)],
+  ])("is refused with %s", async (_, phone) => {
+    const answer = await signUp({ email: uniqueEmail(), phone });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(refusedBy("early_access_phone_check"));
+  });
+
+  it.each([
+    ["punctuation and an extension", "+1 (555) 000-1234 ext. 7"],
+    ["digits of another script", "+٩٧١ ٥٠ ١٢٣ ٤٥٦٧"],
+    ["32 characters", "1".repeat(32)],
+  ])("is stored as typed with %s", async (_, phone) => {
+    const answer = await signUp({ email: uniqueEmail(), phone });
+    expect(answer.status).toBe(201);
+    expect(answer.body[0].phone).toBe(phone);
+  });
+});

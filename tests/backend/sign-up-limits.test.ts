@@ -1,0 +1,211 @@
+// The per-address limits on sign-ups, which the database enforces, so they hold on hosted
+// Supabase too: a short burst and a daily cap per client address, counted atomically, keyed
+// by a hash of the address rather than the address, pruned once a window has passed. Every
+// request here comes from 127.0.0.1 unless sent from another loopback address.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Database } from "../../server/backend/database/database.ts";
+import { startBackend, type Backend } from "../../server/backend/index.ts";
+import { canSendFrom, openTestDatabase, rest, restFrom, uniqueEmail, type RestCall } from "./helpers.ts";
+
+let backend: Backend;
+let owner: Database;
+beforeAll(async () => {
+  // The migration's own limits, not lifted as elsewhere.
+  const opened = await openTestDatabase({ seed: null });
+  owner = opened.owner;
+  backend = await startBackend({ database: opened.database, port: 0, log: () => {} });
+});
+afterAll(() => backend.close());
+
+/** The migration's burst limit (checked below). */
+const BURST = 10;
+beforeEach(async () => {
+  await owner.exec("truncate private.sign_up_counters");
+  // A fixed window restarts on the minute: keep a test's sign-ups within one window.
+  const leftInMinute = 60_000 - (Date.now() % 60_000);
+  if (leftInMinute < 10_000) await new Promise((resume) => setTimeout(resume, leftInMinute + 100));
+});
+
+const signUp = (email = uniqueEmail()): RestCall => ({
+  method: "POST",
+  path: "early_access?select=email",
+  headers: { prefer: "return=representation" },
+  body: JSON.stringify({ email }),
+});
+
+async function storedCount(emails: string[]): Promise<number> {
+  const { rows } = await owner.query<{ n: number }>(
+    "select count(*)::integer as n from public.early_access where email = any($1)",
+    [emails],
+  );
+  return rows[0]!.n;
+}
+
+describe("the migration's limits", () => {
+  it("are 10 sign-ups a minute and 100 a day per address", async () => {
+    const { rows } = await owner.query<{ name: string; window_length: string; max_sign_ups: number }>(
+      "select name, window_length::text as window_length, max_sign_ups from private.sign_up_limits order by name",
+    );
+    expect(rows).toEqual([
+      { name: "day", window_length: "1 day", max_sign_ups: 100 },
+      { name: "minute", window_length: "00:01:00", max_sign_ups: 10 },
+    ]);
+  });
+});
+
+describe("one address", () => {
+  it("gets 429 with PostgREST's error body once past the burst limit, and that sign-up is not stored", async () => {
+    for (let index = 0; index < BURST; index++) {
+      expect((await rest(backend, signUp())).status, `sign-up ${index + 1}`).toBe(201);
+    }
+    const email = uniqueEmail("eleventh");
+    const response = await rest(backend, signUp(email));
+
+    expect(response.status).toBe(429);
+    expect(await response.json()).toEqual({
+      code: "PT429",
+      details: "At most 10 sign-ups per minute from one address.",
+      hint: "Try again later.",
+      message: "Too many sign-ups from this address",
+    });
+    expect(response.headers.get("proxy-status")).toBe("PostgREST; error=PT429");
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(response.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    expect(await storedCount([email])).toBe(0);
+  });
+
+  it("cannot slip past the limit with concurrent requests", async () => {
+    const emails = Array.from({ length: 3 * BURST }, (_, index) => uniqueEmail(`burst${index}`));
+    const statuses = await Promise.all(
+      emails.map(async (email) => (await rest(backend, signUp(email))).status),
+    );
+
+    expect(statuses.filter((status) => status === 201)).toHaveLength(BURST);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(2 * BURST);
+    expect(await storedCount(emails)).toBe(BURST);
+  });
+
+  it("is not reset by forged forwarding headers", async () => {
+    for (let index = 0; index < BURST; index++) await rest(backend, signUp());
+    const forged = await Promise.all(
+      [
+        { "x-forwarded-for": "203.0.113.7" },
+        { "cf-connecting-ip": "203.0.113.8" },
+        { "x-real-ip": "203.0.113.9" },
+        {
+          "x-forwarded-for": "203.0.113.10",
+          "cf-connecting-ip": "203.0.113.11",
+          "x-real-ip": "203.0.113.12",
+        },
+      ].map(async (headers) => {
+        const call = signUp();
+        return (await rest(backend, { ...call, headers: { ...call.headers, ...headers } })).status;
+      }),
+    );
+    expect(forged).toEqual([429, 429, 429, 429]);
+  });
+
+  it("spends nothing on sign-ups that fail", async () => {
+    const taken = uniqueEmail("taken");
+    expect((await rest(backend, signUp(taken))).status).toBe(201);
+    // Duplicates and junk are refused by the database and roll their count back.
+    for (let index = 0; index < BURST; index++) {
+      expect((await rest(backend, signUp(index % 2 ? taken : "not-an-address"))).status).not.toBe(201);
+    }
+    const statuses = [];
+    for (let index = 1; index < BURST; index++) statuses.push((await rest(backend, signUp())).status);
+    expect(statuses).toEqual(Array(BURST - 1).fill(201));
+  });
+
+  it("is capped for the day, with a Retry-After until the day's window ends", async () => {
+    // A cap of 3 stands in for the day's 100, which the minute's limit would get to first.
+    await owner.exec("update private.sign_up_limits set max_sign_ups = 3 where name = 'day'");
+    try {
+      for (let index = 0; index < 3; index++) expect((await rest(backend, signUp())).status).toBe(201);
+      const response = await rest(backend, signUp());
+
+      expect(response.status).toBe(429);
+      expect((await response.json()).details).toBe("At most 3 sign-ups per day from one address.");
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(60);
+      expect(Number(response.headers.get("retry-after"))).toBeLessThanOrEqual(86_400);
+    } finally {
+      await owner.exec("update private.sign_up_limits set max_sign_ups = 100 where name = 'day'");
+    }
+  });
+});
+
+describe("another address", () => {
+  it("still signs up while the first is over its limit", async ({ skip }) => {
+    if (!(await canSendFrom("127.0.0.2"))) skip("this machine cannot send from 127.0.0.2 (macOS)");
+    for (let index = 0; index <= BURST; index++) await rest(backend, signUp());
+    expect((await rest(backend, signUp())).status).toBe(429);
+
+    expect((await restFrom("127.0.0.2", backend, signUp())).status).toBe(201);
+  });
+});
+
+describe("the counters", () => {
+  it("keep no client address, only a keyed hash of it", async () => {
+    await rest(backend, signUp());
+    const { rows } = await owner.query<{ client_key: Uint8Array | Buffer; text: string }>(
+      "select client_key, c::text as text from private.sign_up_counters c",
+    );
+    expect(rows).toHaveLength(2);
+    for (const { client_key, text } of rows) {
+      expect(client_key.length, "a SHA-256 digest").toBe(32);
+      expect(text).not.toContain("127.0.0.1");
+    }
+    // The same address hashes alike in both windows, and unlike an unkeyed hash of it.
+    const { rows: unkeyed } = await owner.query<{ matches: boolean }>(
+      "select count(distinct client_key) = 1 and bool_and(client_key <> sha256('127.0.0.1'::bytea)) as matches from private.sign_up_counters",
+    );
+    expect(unkeyed).toEqual([{ matches: true }]);
+  });
+
+  it("are pruned once their window has passed", async () => {
+    await owner.exec(`
+      insert into private.sign_up_counters (client_key, limit_name, window_start, window_end, sign_ups)
+      values (sha256('gone'::bytea), 'minute', now() - interval '2 minutes', now() - interval '1 minute', 5)
+    `);
+    await rest(backend, signUp());
+    const { rows } = await owner.query<{ n: number }>(
+      "select count(*)::integer as n from private.sign_up_counters where window_end < now()",
+    );
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("the client address", () => {
+  // As PostgREST hands the request's headers to the database (request.headers).
+  async function addressFor(headers: Record<string, string> | null): Promise<string> {
+    return owner.transaction(async (tx) => {
+      if (headers)
+        await tx.query("select set_config('request.headers', $1, true)", [JSON.stringify(headers)]);
+      const { rows } = await tx.query<{ address: string }>("select private.client_address() as address");
+      return rows[0]!.address;
+    });
+  }
+
+  it.each([
+    // Supabase's edge (Cloudflare) names the client itself.
+    [{ "cf-connecting-ip": "192.0.2.1", "x-forwarded-for": "198.51.100.1" }, "192.0.2.1"],
+    // Otherwise the entry the last proxy added: the right-most, never the client-written left-most.
+    [{ "x-forwarded-for": "203.0.113.66, 192.0.2.2" }, "192.0.2.2"],
+    [{ "x-forwarded-for": " 203.0.113.66 ,  192.0.2.3 " }, "192.0.2.3"],
+    // IPv6 clients count per /64, which one device may rotate through.
+    [{ "cf-connecting-ip": "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }, "2001:db8:1:2::"],
+    [{ "cf-connecting-ip": "2001:db8:1:2::99" }, "2001:db8:1:2::"],
+    // An IPv4 client seen through an IPv6 socket is that IPv4 client.
+    [{ "cf-connecting-ip": "::ffff:192.0.2.4" }, "192.0.2.4"],
+    // Something that is no address still counts, as itself.
+    [{ "cf-connecting-ip": "unknown" }, "unknown"],
+    // No headers at all (SQL run outside the API): one shared bucket.
+    [{}, ""],
+  ])("from %j is %j", async (headers, expected) => {
+    expect(await addressFor(headers)).toBe(expected);
+  });
+
+  it("is the shared bucket when no request is being served", async () => {
+    expect(await addressFor(null)).toBe("");
+  });
+});
