@@ -1,10 +1,13 @@
-// Serves a built site the way a static bucket or CDN would: compressed, cached, and
-// answering any unknown path with 404.html and status 404.
+// Serves a built site the way a static bucket or CDN would: compressed, cached, with the
+// headers of the build's `_headers` file, and answering any unknown path with 404.html and
+// status 404.
 import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { headersFor, parseHeadersFile } from "./headers-file.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -12,6 +15,7 @@ const CONTENT_TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".mjs": "text/javascript; charset=utf-8",
   ".json": "application/json; charset=utf-8",
+  ".ics": "text/calendar; charset=utf-8",
   ".webmanifest": "application/manifest+json; charset=utf-8",
   ".svg": "image/svg+xml",
   ".txt": "text/plain; charset=utf-8",
@@ -30,6 +34,7 @@ const COMPRESSIBLE = new Set([
   ".js",
   ".mjs",
   ".json",
+  ".ics",
   ".webmanifest",
   ".svg",
   ".txt",
@@ -38,6 +43,9 @@ const COMPRESSIBLE = new Set([
 
 // Astro fingerprints everything under /_astro/, so those files never change under a URL.
 const IMMUTABLE_PREFIX = "/_astro/";
+
+// Read by the host, never served, as on Netlify and Cloudflare Pages.
+const HEADERS_FILE = "_headers";
 
 type Encoding = "br" | "gzip" | "identity";
 
@@ -54,6 +62,8 @@ export interface StaticHostOptions {
 export function createStaticHost({ root }: StaticHostOptions) {
   // The build does not change while it is served, so each file is read and compressed once.
   const cache = new Map<string, Promise<Variant | null>>();
+  const headersFile = join(root, HEADERS_FILE);
+  const rules = existsSync(headersFile) ? parseHeadersFile(readFileSync(headersFile, "utf8")) : [];
 
   function variant(file: string, encoding: Encoding): Promise<Variant | null> {
     const key = `${encoding}:${file}`;
@@ -66,19 +76,22 @@ export function createStaticHost({ root }: StaticHostOptions) {
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
+    const pathname = safePathname(req.url ?? "/");
+    // Every answer carries them, a 404 or a 405 too.
+    const ruled = headersFor(rules, pathname ?? "/");
     if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { Allow: "GET, HEAD" }).end();
+      res.writeHead(405, { ...ruled, Allow: "GET, HEAD" }).end();
       return 405;
     }
-    const pathname = safePathname(req.url ?? "/");
-    const found = pathname === null ? null : await resolveFile(root, pathname);
+    const found =
+      pathname === null || pathname === `/${HEADERS_FILE}` ? null : await resolveFile(root, pathname);
     const status = found ? 200 : 404;
     const file = found ?? join(root, "404.html");
     const ext = extname(file);
     const encoding = COMPRESSIBLE.has(ext) ? negotiate(req.headers["accept-encoding"]) : "identity";
     const body = await variant(file, encoding);
     if (!body) {
-      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("Not found");
+      res.writeHead(404, { ...ruled, "Content-Type": "text/plain; charset=utf-8" }).end("Not found");
       return 404;
     }
 
@@ -89,8 +102,7 @@ export function createStaticHost({ root }: StaticHostOptions) {
           ? "public, max-age=31536000, immutable"
           : "public, max-age=0, must-revalidate",
       ETag: body.etag,
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "strict-origin-when-cross-origin",
+      ...ruled,
     };
     if (COMPRESSIBLE.has(ext)) headers["Vary"] = "Accept-Encoding";
     if (encoding !== "identity") headers["Content-Encoding"] = encoding;

@@ -11,6 +11,7 @@ import { createStaticHost } from "../../server/static-host.ts";
 const INDEX = "<!doctype html><title>home</title>" + "<p>The Future Awaits</p>".repeat(50);
 const NOT_FOUND = "<!doctype html><title>404</title>";
 const SCRIPT = "console.log('island');".repeat(20);
+const HEADERS = "/*\n  X-Frame-Options: DENY\n/_astro/*\n  X-Robots-Tag: noindex\n";
 
 let server: Server;
 let base: string;
@@ -24,6 +25,8 @@ beforeAll(async () => {
   writeFileSync(join(root, "about", "index.html"), "about");
   writeFileSync(join(root, "_astro", "island.abc123.js"), SCRIPT);
   writeFileSync(join(root, "og.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+  writeFileSync(join(root, "launch.ics"), "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n");
+  writeFileSync(join(root, "_headers"), HEADERS);
   const host = createStaticHost({ root });
   server = createServer((req, res) => void host(req, res));
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
@@ -62,10 +65,41 @@ describe("which file answers", () => {
     ["/%2e%2e/%2e%2e/etc/passwd", 404, NOT_FOUND],
     // A malformed escape is not found, not an error.
     ["/%E0%A4%A", 404, NOT_FOUND],
+    // The host reads `_headers`, and never serves it, as Netlify and Cloudflare Pages do not.
+    ["/_headers", 404, NOT_FOUND],
   ])("%s → %i", async (path, status, body) => {
     const response = await get(path);
     expect(response.status).toBe(status);
     expect(response.body.toString()).toBe(body);
+  });
+});
+
+describe("content types", () => {
+  it.each([
+    ["/", "text/html; charset=utf-8"],
+    ["/_astro/island.abc123.js", "text/javascript; charset=utf-8"],
+    // What calendar apps expect of "Add to calendar".
+    ["/launch.ics", "text/calendar; charset=utf-8"],
+    ["/og.png", "image/png"],
+  ])("%s → %s", async (path, type) => {
+    expect((await get(path)).headers["content-type"]).toBe(type);
+  });
+});
+
+describe("the headers of _headers", () => {
+  it.each([
+    // On every answer whose path a rule matches: a page, ...
+    ["GET", "/", { "x-frame-options": "DENY" }],
+    // ... an asset, with the headers of every rule that matches, ...
+    ["GET", "/_astro/island.abc123.js", { "x-frame-options": "DENY", "x-robots-tag": "noindex" }],
+    // ... the not-found page, ...
+    ["GET", "/nowhere", { "x-frame-options": "DENY" }],
+    // ... and a refused method.
+    ["POST", "/", { "x-frame-options": "DENY" }],
+  ])("%s %s", async (method, path, expected) => {
+    const { headers } = await get(path, {}, method);
+    expect(headers).toMatchObject(expected);
+    if (!("x-robots-tag" in expected)) expect(headers["x-robots-tag"]).toBeUndefined();
   });
 });
 
