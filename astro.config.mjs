@@ -1,18 +1,75 @@
 // @ts-check
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { defineConfig, envField } from "astro/config";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
+import { loadEnv } from "vite";
 
 // The local defaults are the Supabase CLI's, so a build works against `supabase start`
 // and against the embedded backend (`server/`) without any configuration.
 const LOCAL_SUPABASE_URL = "http://127.0.0.1:54321";
 const LOCAL_SUPABASE_PUBLISHABLE_KEY = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
 
+const ROOT = fileURLToPath(new URL(".", import.meta.url));
+
+/** Where the page may send sign-ups: PUBLIC_SUPABASE_URL read as astro:env reads it (.env included). */
+function supabaseOrigin() {
+  const env = loadEnv(process.env.NODE_ENV ?? "production", ROOT, "");
+  return new URL(env.PUBLIC_SUPABASE_URL ?? LOCAL_SUPABASE_URL).origin;
+}
+
+/**
+ * sonner injects its stylesheet at run time, as a <style> element holding the text it passes to
+ * its `__insertCSS`. The CSP allows exactly that text, read from the installed sonner, so an
+ * upgrade that changes it cannot slip past the policy unnoticed.
+ */
+function sonnerStyleHash() {
+  const source = readFileSync(createRequire(import.meta.url).resolve("sonner"), "utf8");
+  const injected = [...source.matchAll(/__insertCSS\(("(?:[^"\\]|\\.)*")\)/g)];
+  if (injected.length !== 1) {
+    throw new Error(`sonner injects ${injected.length} stylesheets, not 1: update sonnerStyleHash().`);
+  }
+  const css = JSON.parse(/** @type {string} */ (injected[0]?.[1]));
+  return /** @type {const} */ (`sha256-${createHash("sha256").update(css).digest("base64")}`);
+}
+
+/** `client:form`: see src/directives/form.ts. */
+/** @type {import("astro").AstroIntegration} */
+const formDirective = {
+  name: "form-directive",
+  hooks: {
+    "astro:config:setup": ({ addClientDirective }) => {
+      addClientDirective({ name: "form", entrypoint: "./src/directives/form.ts" });
+    },
+  },
+};
+
 export default defineConfig({
   site: process.env.SITE_URL ?? "http://localhost:4321",
-  integrations: [react()],
+  integrations: [react(), formDirective],
   vite: {
     plugins: [tailwindcss()],
+  },
+  // No Markdown here; Shiki's inline styles would not pass the CSP (and Astro warns about them).
+  markdown: { syntaxHighlight: false },
+  security: {
+    // A <meta> CSP on every page. Astro adds 'self' and the hashes of the inline scripts and
+    // styles it writes (island bootstrap, client directives) to script-src and style-src.
+    csp: {
+      directives: [
+        "default-src 'none'",
+        "img-src 'self'",
+        `connect-src 'self' ${supabaseOrigin()}`,
+        "base-uri 'none'",
+        // The form is only ever sent by its island: a native submit (before hydration, without
+        // JavaScript) goes nowhere rather than putting the fields in a URL.
+        "form-action 'none'",
+      ],
+      styleDirective: { hashes: [sonnerStyleHash()] },
+    },
   },
   env: {
     schema: {

@@ -4,11 +4,13 @@ import {
   useCallback,
   useEffect,
   useId,
+  useLayoutEffect,
   useReducer,
   useRef,
   useState,
   type SubmitEvent,
 } from "react";
+import { ISLAND_READY } from "../directives/form";
 import { isValidEmail, normalizeSignUp, type Outcome } from "../lib/early-access";
 import { formReducer, initialFormState, type FormError } from "../lib/form-state";
 import { register } from "../lib/register";
@@ -31,6 +33,8 @@ export interface EarlyAccessCopy {
   submit: string;
   submitting: string;
   note: string;
+  /** Shown only when JavaScript is off, without which nothing can be sent. */
+  needsJavaScript: string;
   errors: Record<FormError, string>;
   toasts: Record<Outcome, Toast>;
   success: { title: string; message: string };
@@ -47,12 +51,11 @@ function useToasterReady() {
 
 export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   const [state, dispatch] = useReducer(formReducer, initialFormState);
-  const [email, setEmail] = useState("");
-  const [phone, setPhone] = useState("");
   const [announcement, setAnnouncement] = useState("");
   const [extrasWanted, setExtrasWanted] = useState(false);
   const toaster = useToasterReady();
   const submitting = useRef(false);
+  const form = useRef<HTMLFormElement>(null);
   const emailInput = useRef<HTMLInputElement>(null);
   const successHeading = useRef<HTMLHeadingElement>(null);
   const ids = { heading: useId(), email: useId(), phone: useId(), phoneHint: useId(), message: useId() };
@@ -71,9 +74,16 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     getSupabase().catch(() => {}); // a failure resurfaces, and is handled, on submit
   };
 
+  // From this commit on, React handles submits: client:form stops holding them, and submits
+  // again one that arrived before. A layout effect, so that no event can come in between.
+  useLayoutEffect(() => {
+    form.current?.dispatchEvent(new Event(ISLAND_READY, { bubbles: true }));
+    // Focus that came before hydration (and started it) counts as interest too.
+    if (form.current?.contains(document.activeElement)) warmUp();
+  }, []);
+
   // Typing while an error shows returns the form to idle and clears the message (spec §4).
-  const edit = (set: (value: string) => void, value: string) => {
-    set(value);
+  const edit = () => {
     if (state.status !== "error") return;
     dispatch({ type: "edit" });
     setAnnouncement("");
@@ -85,6 +95,11 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     // A ref, not state: a double click lands before React re-renders the disabled button.
     if (submitting.current) return;
     setAnnouncement("");
+    // The fields are uncontrolled: what the browser holds is what was typed, also before the
+    // island hydrated. Read before loading disables them (disabled fields are left out).
+    const fields = new FormData(event.currentTarget);
+    const email = String(fields.get("email") ?? "");
+    const phone = String(fields.get("phone") ?? "");
     // The browser's own email check counts too, without its validation bubble (noValidate).
     if (!isValidEmail(email) || !emailInput.current?.validity.valid) {
       dispatch({ type: "invalid" });
@@ -96,15 +111,12 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     dispatch({ type: "submit" });
     const outcome = await register(getSupabase, normalizeSignUp(email, phone));
     submitting.current = false;
+    // Spec §4: on success the fields are cleared, and the panel replaces the form.
+    if (outcome === "registered") form.current?.reset();
     dispatch({ type: "answer", outcome });
-
-    if (outcome === "registered") {
-      setEmail("");
-      setPhone("");
-      setAnnouncement(`${copy.success.title}. ${copy.success.message}`);
-    } else {
-      setAnnouncement(copy.errors[outcome]);
-    }
+    setAnnouncement(
+      outcome === "registered" ? `${copy.success.title}. ${copy.success.message}` : copy.errors[outcome],
+    );
     await showToast(outcome);
   }
 
@@ -139,10 +151,17 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
           <p className="mt-3 font-semibold tracking-wide text-cyan-200">{copy.success.message}</p>
         </div>
       ) : (
-        <form noValidate onSubmit={onSubmit} onFocus={warmUp} className="space-y-5">
+        // method="post": should a submit ever reach the browser, the fields stay out of the URL
+        // (the page's CSP, form-action 'none', then stops it altogether).
+        <form ref={form} method="post" noValidate onSubmit={onSubmit} onFocus={warmUp} className="space-y-5">
           <h2 id={ids.heading} className="font-display text-2xl font-semibold text-white sm:text-3xl">
             {copy.heading}
           </h2>
+          <noscript className="block">
+            <p className="rounded-xl border border-amber-300/40 bg-amber-300/10 px-4 py-3 text-sm text-amber-100">
+              {copy.needsJavaScript}
+            </p>
+          </noscript>
           <Field
             ref={emailInput}
             id={ids.email}
@@ -153,11 +172,10 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
             autoComplete="email"
             inputMode="email"
             placeholder={copy.emailPlaceholder}
-            value={email}
             disabled={loading}
             aria-invalid={emailInvalid}
             description={state.error && { id: ids.message, text: copy.errors[state.error], isError: true }}
-            onValueChange={(value) => edit(setEmail, value)}
+            onChange={edit}
           />
           <Field
             id={ids.phone}
@@ -166,10 +184,9 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
             type="tel"
             autoComplete="tel"
             placeholder={copy.phonePlaceholder}
-            value={phone}
             disabled={loading}
             description={{ id: ids.phoneHint, text: copy.phoneHint }}
-            onValueChange={(value) => edit(setPhone, value)}
+            onChange={edit}
           />
           <button
             type="submit"

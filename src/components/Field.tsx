@@ -1,29 +1,24 @@
 import type { InputHTMLAttributes, Ref } from "react";
 
-interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "className"> {
+interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "className"> {
   id: string;
   label: string;
   /** A line under the input that describes it: a hint, or an error message. */
   description?: { id: string; text: string; isError?: boolean } | null;
-  onValueChange: (value: string) => void;
   ref?: Ref<HTMLInputElement>;
 }
 
-/** A labelled text input of the sign-up form, with its description wired for screen readers. */
-export default function Field({ id, label, description, onValueChange, ref, ...input }: FieldProps) {
+/**
+ * A labelled text input of the sign-up form, with its description wired for screen readers.
+ * Uncontrolled: the browser keeps what is typed, also before the island hydrates.
+ */
+export default function Field({ id, label, description, ref, ...input }: FieldProps) {
   return (
     <div className="space-y-2">
       <label htmlFor={id} className="block text-sm font-medium text-slate-200">
         {label}
       </label>
-      <input
-        ref={ref}
-        id={id}
-        aria-describedby={description?.id}
-        onChange={(event) => onValueChange(event.target.value)}
-        className="field"
-        {...input}
-      />
+      <input ref={ref} id={id} aria-describedby={description?.id} className="field" {...input} />
       {description && (
         <p
           id={description.id}

@@ -32,7 +32,7 @@ export function compressedSizes(assets: Asset[]): { name: string; size: number }
 }
 
 /** Opening tags of one element name, with attribute values that may contain `>`. */
-function tags(html: string, name: string): Map<string, string>[] {
+export function tags(html: string, name: string): Map<string, string>[] {
   const pattern = new RegExp(`<${name}\\b((?:[^>"']|"[^"]*"|'[^']*')*)>`, "gi");
   return [...html.matchAll(pattern)].map((match) => attributes(match[1]!));
 }
@@ -45,7 +45,7 @@ function attributes(source: string): Map<string, string> {
 }
 
 /** The text inside every `<name …>…</name>`, with that element's attributes. */
-function elements(html: string, name: string): { attrs: Map<string, string>; body: string }[] {
+export function elements(html: string, name: string): { attrs: Map<string, string>; body: string }[] {
   const pattern = new RegExp(`<${name}\\b((?:[^>"']|"[^"]*"|'[^']*')*)>([\\s\\S]*?)</${name}>`, "gi");
   return [...html.matchAll(pattern)].map((match) => ({ attrs: attributes(match[1]!), body: match[2]! }));
 }

@@ -23,6 +23,24 @@ export function collectErrors(page: Page): string[] {
   return errors;
 }
 
+/**
+ * Every breach of the page's Content-Security-Policy, as `securitypolicyviolation` events report
+ * them, from the next page load on. Call before `goto`.
+ */
+export async function watchCspViolations(page: Page): Promise<string[]> {
+  const violations: string[] = [];
+  // A binding and an init script: Playwright injects both past the page's CSP.
+  await page.exposeFunction("reportCspViolation", (violation: string) => violations.push(violation));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      const report = (window as unknown as { reportCspViolation: (violation: string) => void })
+        .reportCspViolation;
+      report(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"}: ${event.sample}`);
+    });
+  });
+  return violations;
+}
+
 /** A full-page screenshot kept as an artifact, and attached to the test's report. */
 export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

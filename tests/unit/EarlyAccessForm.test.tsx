@@ -34,6 +34,7 @@ const copy: EarlyAccessCopy = {
   submit: "Send",
   submitting: "Sending",
   note: "note",
+  needsJavaScript: "needs JavaScript",
   errors: { invalid: "INVALID", duplicate: "DUPLICATE", failed: "FAILED" },
   toasts: {
     registered: { title: "T-registered", description: "D-registered" },

@@ -1,0 +1,54 @@
+// `client:form`, for an island that is a form. The server-rendered form is visible, and can be
+// filled in and submitted, long before its island has hydrated; a native submit would then send
+// the fields to the page's own URL (into the history, access logs and referrers) and lose them.
+// So, until the island announces that it handles submits itself, this holds every submit and
+// submits it again once the island is ready. It hydrates when the browser is idle, as client:idle
+// does, or at once when the visitor turns to the form. Astro inlines this script into the page
+// and hashes it into the Content-Security-Policy.
+import type { ClientDirective } from "astro";
+
+declare module "astro" {
+  interface AstroClientDirectives {
+    "client:form"?: boolean;
+  }
+}
+
+/** Dispatched (bubbling) from inside the island once its own submit handler is live. */
+export const ISLAND_READY = "island-ready";
+
+// The first sign that the visitor is turning to the form.
+const INTENT = ["focusin", "pointerdown", "keydown", "submit"];
+
+const formDirective: ClientDirective = (load, _options, island) => {
+  let hydrating: Promise<void> | undefined;
+  const hydrate = () => (hydrating ??= load().then((hydrate) => hydrate()));
+
+  let held: SubmitEvent | undefined;
+  const hold = (event: Event) => {
+    event.preventDefault();
+    held = event as SubmitEvent;
+    // Shows that the submit was taken (the page's CSS dims the button) and tells assistive
+    // technology to wait; the island's own loading state takes over once it is ready.
+    island.setAttribute("aria-busy", "true");
+  };
+  island.addEventListener("submit", hold);
+  island.addEventListener(
+    ISLAND_READY,
+    () => {
+      island.removeEventListener("submit", hold);
+      island.removeAttribute("aria-busy");
+      // After React's commit, which is still under way, and before any new event can arrive.
+      if (held) {
+        const { target, submitter } = held;
+        queueMicrotask(() => (target as HTMLFormElement).requestSubmit(submitter));
+      }
+    },
+    { once: true },
+  );
+
+  for (const type of INTENT) island.addEventListener(type, hydrate, { once: true, passive: true });
+  if ("requestIdleCallback" in window) requestIdleCallback(hydrate);
+  else setTimeout(hydrate, 200);
+};
+
+export default formDirective;

@@ -1,0 +1,161 @@
+// Issue 9: the sign-up form is visible, and can be used, long before its island hydrates (on a
+// slow phone, for seconds). Nothing typed or submitted in that time may be lost, or end up in a
+// URL (the history, the host's access logs, referrers). A slow network is faked by holding back
+// the island's script with page.route; the no-JavaScript case switches JavaScript off.
+import { expect, test, type Page } from "@playwright/test";
+import { countRestCalls, screenshot, storedRows, uniqueEmail } from "./support.ts";
+
+const FORM_ISLAND = "**/_astro/EarlyAccessForm.*.js";
+const REST = "**/rest/v1/early_access*";
+const PHONE = "+1 555 0100";
+
+const form = (page: Page) => ({
+  island: page.locator('astro-island[client="form"]'),
+  email: page.getByLabel("Email address"),
+  phone: page.getByLabel("Phone number (optional)"),
+  button: page.getByRole("button", { name: /Notify Me|Joining the Future/ }),
+  message: page.getByTestId("form-message"),
+});
+
+/** Holds back the form island's script, as a slow network would, until `release()`. */
+async function slowFormIsland(page: Page): Promise<{ release: () => void }> {
+  const held = Promise.withResolvers<void>();
+  await page.route(FORM_ISLAND, async (route) => {
+    await held.promise;
+    await route.continue();
+  });
+  return { release: () => held.resolve() };
+}
+
+/** Every URL the page requests or navigates to, from now on. */
+function urlsSeen(page: Page): string[] {
+  const urls: string[] = [];
+  page.on("request", (request) => urls.push(request.url()));
+  page.on("framenavigated", (frame) => frame === page.mainFrame() && urls.push(frame.url()));
+  return urls;
+}
+
+/** The URLs that carry any of the typed values, however they are encoded. */
+function leaking(urls: string[], ...typed: string[]): string[] {
+  return urls.filter((url) => {
+    const plain = decodeURIComponent(url.replaceAll("+", " ")).toLowerCase();
+    return typed.some((value) => plain.includes(value.toLowerCase()));
+  });
+}
+
+test("a sign-up submitted before the form hydrates is held, then sent once as typed", async ({
+  page,
+  baseURL,
+}, testInfo) => {
+  const email = uniqueEmail(testInfo);
+  const urls = urlsSeen(page);
+  const inserts = countRestCalls(page);
+  const island = await slowFormIsland(page);
+  await page.goto("/");
+  const f = form(page);
+  await expect(f.island).toHaveAttribute("ssr");
+
+  await f.email.fill(email.toUpperCase());
+  await f.phone.fill(PHONE);
+  // Enter in a field, then the button too, as an impatient visitor would.
+  await page.keyboard.press("Enter");
+  await f.button.click();
+  await expect(f.island).toHaveAttribute("aria-busy", "true");
+  await expect(f.email).toHaveValue(email.toUpperCase());
+  await expect(f.phone).toHaveValue(PHONE);
+  await screenshot(page, testInfo, "form-held-before-hydration");
+  expect(inserts.inserts).toBe(0);
+
+  // Once the island is ready, the held submit is sent, and shows as the spec's loading state
+  // while the answer is held back.
+  const answer = Promise.withResolvers<void>();
+  await page.route(REST, async (route) => {
+    if (route.request().method() === "POST") await answer.promise;
+    await route.continue();
+  });
+  island.release();
+  await expect(f.button).toHaveText("Joining the Future...");
+  await expect(f.button).toBeDisabled();
+  await expect(f.island).not.toHaveAttribute("aria-busy");
+  answer.resolve();
+
+  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  expect(inserts.inserts).toBe(1);
+  expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
+  expect(page.url()).toBe(`${baseURL}/`);
+  expect(leaking(urls, email, PHONE), "URLs carrying what was typed").toEqual([]);
+});
+
+test("what is typed before the form hydrates is what is sent after it", async ({ page }, testInfo) => {
+  const email = uniqueEmail(testInfo);
+  const island = await slowFormIsland(page);
+  await page.goto("/");
+  const f = form(page);
+  await f.email.fill(email);
+  await f.phone.fill(PHONE);
+  island.release();
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0);
+
+  await expect(f.email).toHaveValue(email);
+  await f.button.click();
+  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
+});
+
+test("an address submitted before the form hydrates is checked like any other", async ({ page }) => {
+  const inserts = countRestCalls(page);
+  const island = await slowFormIsland(page);
+  await page.goto("/");
+  const f = form(page);
+  await f.email.fill("future.example.com");
+  await page.keyboard.press("Enter");
+  island.release();
+  await expect(f.message).toHaveText("Please enter a valid email address.");
+  await expect(f.email).toHaveValue("future.example.com");
+  expect(inserts.inserts).toBe(0);
+});
+
+const noScriptSubmits: Array<[string, (page: Page) => Promise<void>]> = [
+  ["pressing Enter in a field", (page) => page.keyboard.press("Enter")],
+  // noWaitAfter: Chromium announces the form's navigation before the CSP blocks it, and
+  // Playwright would wait for it forever.
+  ["clicking Notify Me", (page) => form(page).button.click({ noWaitAfter: true })],
+];
+
+for (const [how, submit] of noScriptSubmits) {
+  test(`without JavaScript, ${how} goes nowhere, keeps what was typed and says why`, async ({
+    browser,
+    baseURL,
+  }, testInfo) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const urls = urlsSeen(page);
+    const email = uniqueEmail(testInfo);
+    await page.goto("/");
+    // Playwright's getByText never looks inside <noscript>.
+    const notice = page.locator("noscript p");
+    await expect(notice).toBeVisible();
+    await expect(notice).toHaveText(
+      "Signing up needs JavaScript. Please turn it on in your browser and reload this page.",
+    );
+    const f = form(page);
+    await f.email.fill(email);
+    await f.phone.fill(PHONE);
+    if (how.startsWith("clicking")) await screenshot(page, testInfo, "form-without-javascript");
+
+    // The page's CSP (form-action 'none') stops the submission, and says so in the console.
+    const blocked = page.waitForEvent("console", (message) => message.text().includes("form-action"));
+    await submit(page);
+    await blocked;
+
+    // Read the page itself: after that blocked navigation, Playwright's locators keep waiting.
+    const after = await page.evaluate(() => ({
+      url: location.href,
+      email: document.querySelector<HTMLInputElement>("input[name=email]")?.value,
+      phone: document.querySelector<HTMLInputElement>("input[name=phone]")?.value,
+    }));
+    expect(after).toEqual({ url: `${baseURL}/`, email, phone: PHONE });
+    expect(leaking(urls, email, PHONE), "URLs carrying what was typed").toEqual([]);
+    await context.close();
+  });
+}
