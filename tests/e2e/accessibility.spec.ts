@@ -51,8 +51,11 @@ test.describe("axe finds no violations", () => {
 
 test("a keyboard alone can sign up, and focus lands on the outcome", async ({ page }, testInfo) => {
   await openLanding(page);
-  // From the top of the page, Tab reaches the email field, the phone field and the button.
+  // From the top of the page, Tab reaches the calendar link, the email field, the phone field
+  // and the button.
   await page.locator("body").focus();
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "Add to calendar" })).toBeFocused();
   await page.keyboard.press("Tab");
   await expect(email(page)).toBeFocused();
   await page.keyboard.type(uniqueEmail(testInfo));

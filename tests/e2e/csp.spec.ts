@@ -19,6 +19,7 @@ test("a full sign-up breaks no rule of the CSP", async ({ page }, testInfo) => {
   const violations = await watchCspViolations(page);
   await openLanding(page);
   const f = form(page);
+  await expect(page.locator("[data-local-time=live]")).toBeVisible();
 
   // The validation error.
   await f.button.click();

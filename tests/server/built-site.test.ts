@@ -1,5 +1,6 @@
 // The production build in dist/ as `npm start` serves it: the headers of public/_headers on every
-// answer, and each page's own Content-Security-Policy. Run `npm run build` first (`npm test` does).
+// answer, each page's own Content-Security-Policy, and the calendar file. Run `npm run build`
+// first (`npm test` does).
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -45,7 +46,7 @@ function metaPolicy(page: string): Map<string, string[]> {
 describe("every answer carries the security headers", () => {
   const asset = `/_astro/${readdirSync(join(DIST, "_astro"))[0]}`;
 
-  it.each(["/", "/no/such/page", asset])("%s", async (path) => {
+  it.each(["/", "/no/such/page", "/launch.ics", asset])("%s", async (path) => {
     const { headers } = await fetch(base + path);
     expect(headers.get("x-content-type-options")).toBe("nosniff");
     expect(headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
@@ -114,4 +115,40 @@ it("the CSP allows the stylesheet the built sonner injects", () => {
   const css = found[0]![2]!;
   expect(css, "an escape in the literal would make its text differ from its source").not.toContain("\\");
   expect(metaPolicy("index.html").get("style-src")).toContain(sha256(css));
+});
+
+describe("/launch.ics", () => {
+  it("is served as a calendar, valid as RFC 5545 wants it", async () => {
+    const response = await fetch(`${base}/launch.ics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/calendar; charset=utf-8");
+    const text = await response.text();
+
+    // CRLF line endings only, and no line longer than 75 octets.
+    expect(text.endsWith("\r\n")).toBe(true);
+    expect(text.replaceAll("\r\n", "")).not.toMatch(/[\r\n]/);
+    for (const line of text.split("\r\n")) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+
+    const lines = text.replaceAll("\r\n ", "").split("\r\n");
+    const home = tags(readPage("index.html"), "link")
+      .find((attrs) => attrs.get("rel") === "canonical")!
+      .get("href")!;
+    expect(lines.slice(0, 3)).toEqual([
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      expect.stringMatching(/^PRODID:.+/),
+    ]);
+    expect(lines.filter((line) => line === "BEGIN:VEVENT")).toHaveLength(1);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `UID:launch@${new URL(home).hostname}`,
+        expect.stringMatching(/^DTSTAMP:\d{8}T\d{6}Z$/),
+        "DTSTART:20280101T000000Z",
+        expect.stringMatching(/^SUMMARY:.+/),
+        expect.stringMatching(new RegExp(`^DESCRIPTION:.+${home.replaceAll(".", "\\.")}$`)),
+        `URL:${home}`,
+      ]),
+    );
+    expect(lines.slice(-3)).toEqual(["END:VEVENT", "END:VCALENDAR", ""]);
+  });
 });
