@@ -157,8 +157,9 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
           <h2 id={ids.heading} className="font-display text-2xl font-semibold text-white sm:text-3xl">
             {copy.heading}
           </h2>
-          <noscript className="block">
-            <p className="rounded-xl border border-amber-300/40 bg-amber-300/10 px-4 py-3 text-sm text-amber-100">
+          {/* Left unstyled: browsers hide <noscript> by its display, which a class would override. */}
+          <noscript>
+            <p className="mb-5 rounded-xl border border-amber-300/40 bg-amber-300/10 px-4 py-3 text-sm text-amber-100">
               {copy.needsJavaScript}
             </p>
           </noscript>
