@@ -28,7 +28,11 @@ export default defineConfig({
     command: `node server/start.ts${process.env.E2E_PREBUILT ? " --no-build" : ""}`,
     url: `http://localhost:${PORT}`,
     // An in-memory database: each run starts empty, so no result depends on an earlier run.
-    env: { PORT: String(PORT), SUPABASE_DATA_DIR: "memory://", SUPABASE_SEED_FILE: "tests/e2e/seed.sql" },
+    env: {
+      PORT: String(PORT),
+      SUPABASE_DATA_DIR: "memory://",
+      SUPABASE_SEED_FILE: "tests/lift-sign-up-limits.sql",
+    },
     reuseExistingServer: !process.env.CI,
     timeout: 120_000,
     stdout: "ignore",

@@ -2,8 +2,12 @@
 import { defineConfig } from "vitest/config";
 import { findPostgresBinaries, INSTALL_HINT } from "./tests/backend/postgres/server.ts";
 
-/** Backend tests of one engine only: PGlite's data directory, and code that uses no database. */
-const PGLITE_ONLY = ["tests/backend/persistence.test.ts", "tests/backend/jwt.test.ts"];
+/** Backend tests of one engine only: PGlite's data folder and process, and code with no database. */
+const PGLITE_ONLY = [
+  "tests/backend/persistence.test.ts",
+  "tests/backend/backend-process.test.ts",
+  "tests/backend/jwt.test.ts",
+];
 
 // The real-PostgreSQL tier needs a server's binaries. A laptop without them skips it, loudly;
 // CI never does (its set-up then fails and says what is missing).

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Database } from "./backend/database/database.ts";
+import { DataDirLockedError } from "./backend/database/data-dir-lock.ts";
 import { openPGlite } from "./backend/database/pglite.ts";
 import { connectPostgres } from "./backend/database/postgres.ts";
 import { startBackend, type Backend } from "./backend/index.ts";
@@ -9,6 +10,9 @@ import { startBackend, type Backend } from "./backend/index.ts";
 if (existsSync(".env")) process.loadEnvFile(".env");
 
 export const SITE_PORT = Number(process.env.PORT ?? 4321);
+
+/** Where the embedded backend answers: the Supabase CLI's API port unless told otherwise. */
+const API_PORT = Number(process.env.SUPABASE_API_PORT ?? 54321);
 
 /** A PostgreSQL server for the endpoint to use instead of PGlite (its schema already migrated). */
 const DB_URL = process.env.SUPABASE_DB_URL;
@@ -40,9 +44,22 @@ function openDatabase(): Promise<Database> {
   });
 }
 
-/** Starts the embedded backend on the Supabase CLI's address. */
+/**
+ * Starts the embedded backend on the Supabase CLI's address. When its data folder or its port
+ * is taken by another process, says so and exits, having changed nothing.
+ */
 export async function startEmbeddedBackend(): Promise<Backend> {
-  return startBackend({ database: await openDatabase() });
+  try {
+    return await startBackend({ database: await openDatabase(), port: API_PORT });
+  } catch (error) {
+    if (error instanceof DataDirLockedError) console.error(`\n  ${error.message}\n`);
+    else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      console.error(
+        `\n  Port ${API_PORT} is taken: is another backend running? Set SUPABASE_API_PORT for another port.\n`,
+      );
+    } else throw error;
+    process.exit(1);
+  }
 }
 
 /** Starts the embedded backend unless a real Supabase project is configured. */

@@ -20,7 +20,7 @@ export function exited(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => child.on("exit", (code) => resolve(code ?? 1)));
 }
 
-/** Runs `stop` once on SIGINT or SIGTERM, then exits. */
+/** Runs `stop` once on SIGINT, SIGTERM or SIGHUP (the terminal closed), then exits. */
 export function onShutdown(stop: () => Promise<void>): void {
   let stopping = false;
   const handler = async () => {
@@ -29,6 +29,5 @@ export function onShutdown(stop: () => Promise<void>): void {
     await stop();
     process.exit(0);
   };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, handler);
 }

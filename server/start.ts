@@ -6,11 +6,7 @@ import { describeApi, SITE_PORT, startLocalBackend } from "./config.ts";
 import { astro, exited, onShutdown } from "./processes.ts";
 import { createStaticHost } from "./static-host.ts";
 
-if (!process.argv.includes("--no-build")) {
-  const code = await exited(astro("build"));
-  if (code !== 0) process.exit(code);
-}
-
+// The backend first: a second `npm start` stops here, before building over the first one's site.
 const backend = await startLocalBackend();
 
 const host = createStaticHost({ root: resolve("dist") });
@@ -19,13 +15,22 @@ const site = createServer(async (req, res) => {
   const status = await host(req, res);
   console.log(`site ${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
 });
-site.listen(SITE_PORT, () => {
-  console.log(`\n  Site:  http://localhost:${SITE_PORT}\n${describeApi(backend)}\n`);
-});
 
 onShutdown(async () => {
-  const closed = new Promise((done) => site.close(done));
+  const closed = new Promise((done) => (site.listening ? site.close(done) : done(undefined)));
   site.closeAllConnections();
   await closed;
   await backend?.close();
+});
+
+if (!process.argv.includes("--no-build")) {
+  const code = await exited(astro("build"));
+  if (code !== 0) {
+    await backend?.close();
+    process.exit(code);
+  }
+}
+
+site.listen(SITE_PORT, () => {
+  console.log(`\n  Site:  http://localhost:${SITE_PORT}\n${describeApi(backend)}\n`);
 });

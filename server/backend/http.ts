@@ -1,11 +1,13 @@
 // The HTTP side of the embedded backend, shaped like Supabase's API gateway in front of
 // PostgREST: its routes, its CORS answers, the apikey check, a body size limit, and one log
 // line per request.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { finished } from "node:stream/promises";
 import { postgrestError } from "./errors.ts";
 import { authenticate } from "./gateway.ts";
-import { jsonResponse, ResponseError, type HttpResponse } from "./http-response.ts";
+import { JSON_CONTENT_TYPE, jsonResponse, ResponseError, type HttpResponse } from "./http-response.ts";
 import type { RestHandler } from "./postgrest.ts";
 
 const REST_PREFIX = "/rest/v1/";
@@ -70,17 +72,24 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
-    const url = new URL(req.url ?? "/", "http://gateway.invalid");
-    const response = await answer(req, url).catch((error: unknown) => failure(error, log));
-    // Kong's cors plugin puts this on every answer, errors included, so browsers can read them.
-    const length = NO_BODY_STATUSES.has(response.status)
-      ? {}
-      : { "Content-Length": String(Buffer.byteLength(response.body)) };
-    res.writeHead(response.status, { ...response.headers, ...length, "Access-Control-Allow-Origin": "*" });
-    // 'close' comes once the answer is sent, or once the client has gone.
-    await new Promise((closed) => res.once("close", closed).end(response.body));
+    const url = requestUrl(req.url);
+    const response = await (url ? answer(req, url) : Promise.resolve(BAD_URL)).catch((error: unknown) =>
+      failure(error, log),
+    );
+    if (!res.destroyed) {
+      // Kong's cors plugin puts this on every answer, errors included, so browsers can read them.
+      const length = NO_BODY_STATUSES.has(response.status)
+        ? {}
+        : { "Content-Length": String(Buffer.byteLength(response.body)) };
+      res.writeHead(response.status, { ...response.headers, ...length, "Access-Control-Allow-Origin": "*" });
+      res.end(response.body);
+    }
+    // Settles once the answer is sent or the client has gone, even if it went long ago.
+    await finished(res).catch(() => {});
     // The path only: the query string may carry an apikey.
-    log(`${req.method} ${url.pathname} ${response.status} ${Math.round(performance.now() - started)}ms`);
+    const path = url?.pathname ?? "(malformed URL)";
+    const outcome = res.writableFinished ? String(response.status) : "client gone";
+    log(`${req.method} ${path} ${outcome} ${Math.round(performance.now() - started)}ms`);
   }
 
   const answering = new Set<Promise<void>>();
@@ -91,6 +100,17 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
       .catch((error: unknown) => log(`Could not answer ${req.method} ${req.url}: ${String(error)}`))
       .finally(() => answering.delete(handled));
   });
+  // A request that stalls mid-upload is given up, as Kong's nginx does (client_body_timeout).
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  // Requests Node cannot parse still get a JSON answer, as everything else does.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code !== "ECONNRESET" && socket.writable) socket.end(rawJsonResponse(clientErrorStatus(error)));
+    socket.destroy();
+  });
+
+  const drain = async () => {
+    while (answering.size > 0) await Promise.allSettled(answering);
+  };
 
   return {
     listen: (port, host) =>
@@ -101,12 +121,54 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
     close: async () => {
       const closed = new Promise((done) => server.close(done));
       server.closeIdleConnections();
-      while (answering.size > 0) await Promise.allSettled(answering);
-      // Keep-alive connections would otherwise hold the server open for seconds.
+      // Answers in progress get a moment to finish. Then every connection is cut, which also
+      // ends uploads still arriving; work already handed to the database completes regardless.
+      await Promise.race([drain(), delay(CLOSE_GRACE_MS)]);
       server.closeAllConnections();
+      await drain();
       await closed;
     },
   };
+}
+
+/** How long a request may take to arrive in full. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/** How long answers in progress may take to finish once the gateway closes. */
+const CLOSE_GRACE_MS = 1_000;
+
+const delay = (ms: number) => new Promise((resume) => setTimeout(resume, ms).unref());
+
+const BAD_URL = jsonResponse(400, { message: "Bad request: malformed URL" });
+
+/** The request target as a URL; null when Node let through one that is none (GET http://h:99999/). */
+function requestUrl(target: string | undefined): URL | null {
+  try {
+    return new URL(target ?? "/", "http://gateway.invalid");
+  } catch {
+    return null;
+  }
+}
+
+/** The status Node itself would answer a request it cannot parse with. */
+function clientErrorStatus(error: NodeJS.ErrnoException): number {
+  if (error.code === "HPE_HEADER_OVERFLOW") return 431;
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return 408;
+  return 400;
+}
+
+/** An answer written straight to a socket that never became a request. */
+function rawJsonResponse(status: number): string {
+  const body = JSON.stringify({ message: STATUS_CODES[status] });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    `Content-Type: ${JSON_CONTENT_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Access-Control-Allow-Origin: *",
+    "Connection: close",
+    "",
+    body,
+  ].join("\r\n");
 }
 
 /** Kong's cors plugin: the requested headers echoed back, the default methods, no max age. */
@@ -132,7 +194,10 @@ function flattenHeaders(req: IncomingMessage): Record<string, string> {
  * at the end. The database's per-address limits read exactly these; here they come from the
  * socket, and whatever a client sent in their place counts for nothing.
  */
-function withClientAddress(headers: Record<string, string>, socketAddress: string | undefined) {
+function withClientAddress(
+  headers: Record<string, string>,
+  socketAddress: string | undefined,
+): Record<string, string> {
   // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
   const address = (socketAddress ?? "").replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
   const forwarded = headers["x-forwarded-for"];
@@ -145,10 +210,11 @@ function withClientAddress(headers: Record<string, string>, socketAddress: strin
 }
 
 /**
- * The body as text, refused with 413 past MAX_BODY_BYTES. Past the limit the rest is read and
- * dropped, so the client still receives the answer and memory stays bounded.
+ * The body's bytes, refused with 413 past MAX_BODY_BYTES. Past the limit the rest is read and
+ * dropped, so the client still receives the answer and memory stays bounded. A client that
+ * goes away mid-upload ends the wait at once.
  */
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   // Kong's request-size-limiting plugin's answer.
   const tooLarge = () => new ResponseError(jsonResponse(413, { message: "Request size limit exceeded" }));
   if (Number(req.headers["content-length"]) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
@@ -159,15 +225,24 @@ function readBody(req: IncomingMessage): Promise<string> {
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on("end", () =>
-      size > MAX_BODY_BYTES ? reject(tooLarge()) : resolve(Buffer.concat(chunks).toString("utf8")),
-    );
-    req.on("error", reject);
+    req.on("end", () => (size > MAX_BODY_BYTES ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
+    // Node reports a client that hangs up mid-upload as an "aborted" error, then a close.
+    req.on("error", () => reject(new ClientGoneError()));
+    req.on("close", () => req.complete || reject(new ClientGoneError()));
   });
+}
+
+/** The client closed its connection before its request had arrived. */
+class ClientGoneError extends Error {
+  constructor() {
+    super("The client went away before its request had arrived");
+  }
 }
 
 function failure(error: unknown, log: (line: string) => void): HttpResponse {
   if (error instanceof ResponseError) return error.response;
+  // Nobody is left to answer; the status only shows in the log line (as "client gone").
+  if (error instanceof ClientGoneError) return jsonResponse(400, { message: error.message });
   log(`Unexpected error: ${error instanceof Error ? error.stack : String(error)}`);
   return postgrestError(500, "PGRSTX00", "Internal error in the embedded backend").response;
 }

@@ -1,24 +1,43 @@
 // The JSON body of an insert or update as PostgREST reads it (ApiRequest/Payload.hs, Plan.hs):
-// which columns it sets, each checked against the table before any SQL runs.
+// its media type, then the JSON itself, then which columns it sets, each checked against the
+// table before any SQL runs.
 import { postgrestError } from "./errors.ts";
+import { notImplemented } from "./query-params.ts";
 import type { Column } from "./schema-cache.ts";
 import type { Payload } from "./sql.ts";
+
+/**
+ * Deeper JSON is refused before it reaches the database. A sign-up is one level deep; PGlite
+ * has failed on thousands of levels ("bad buffer ID") and stayed broken afterwards.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+const INVALID_JSON = "Empty or invalid json";
 
 /**
  * `columnsParam` (`?columns=`) names the columns instead of the body's keys; then, as in
  * PostgREST, keys outside it are ignored and array elements need not share their keys.
  */
 export function parsePayload(
-  body: string,
+  body: Uint8Array,
+  contentType: string | undefined,
   table: string,
   tableColumns: Column[],
   columnsParam: string[] | null,
 ): Payload {
+  checkMediaType(contentType);
+  const text = decodeUtf8(body);
+  if (text === null) throw postgrestError(400, "PGRST102", INVALID_JSON);
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw postgrestError(400, "PGRST102", INVALID_JSON, {
+      details: `JSON nested deeper than ${MAX_JSON_DEPTH} levels is refused by the embedded backend`,
+    });
+  }
   let value: unknown;
   try {
-    value = JSON.parse(body);
+    value = JSON.parse(text);
   } catch {
-    throw postgrestError(400, "PGRST102", "Empty or invalid json");
+    throw postgrestError(400, "PGRST102", INVALID_JSON);
   }
   // PostgREST reads a bare number, string or null as an empty array.
   if (typeof value !== "object" || value === null) return { json: "[]", isArray: true, columns: [] };
@@ -34,7 +53,7 @@ export function parsePayload(
       );
     return column;
   });
-  return { json: body, isArray: Array.isArray(value), columns };
+  return { json: text, isArray: Array.isArray(value), columns };
 }
 
 /** An object's keys; for an array, the keys every element shares. */
@@ -50,4 +69,60 @@ function bodyKeys(value: object): string[] {
     throw postgrestError(400, "PGRST102", "All object keys must match");
   }
   return Object.keys(value[0] as object);
+}
+
+/**
+ * PostgREST reads a write's body as JSON when Content-Type says so or says nothing, and refuses
+ * what it cannot read with 400 PGRST102 (ApiRequest.hs, MediaType.hs). CSV and form bodies,
+ * which PostgREST reads too, are left out of the embedded backend.
+ */
+function checkMediaType(contentType: string | undefined): void {
+  if (contentType === undefined) return;
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
+  if (mediaType === "application/json") return;
+  // PostgREST's own array type is plain JSON too, unless it asks for nulls to be stripped.
+  if (PGRST_ARRAY_TYPES.has(mediaType) && !/nulls\s*=\s*stripped/i.test(contentType)) return;
+  if (mediaType === "text/csv" || mediaType === "application/x-www-form-urlencoded") {
+    throw notImplemented(`A ${mediaType} body is`);
+  }
+  // PostgREST names a media type it knows by its type alone, any other by the header as sent.
+  const named = KNOWN_MEDIA_TYPES.has(mediaType) ? mediaType : contentType;
+  throw postgrestError(400, "PGRST102", `Content-Type not acceptable: ${named}`);
+}
+
+const PGRST_ARRAY_TYPES = new Set(["application/vnd.pgrst.array+json", "application/vnd.pgrst.array"]);
+
+const KNOWN_MEDIA_TYPES = new Set([
+  "text/plain",
+  "text/xml",
+  "application/octet-stream",
+  "application/geo+json",
+  "application/openapi+json",
+  "application/vnd.pgrst.object+json",
+]);
+
+/** The text, or null when the bytes are not UTF-8 (which Node would quietly turn into U+FFFD). */
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** How deeply arrays and objects nest in JSON text, without parsing it: brackets outside strings. */
+export function nestingDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < json.length; index++) {
+    const char = json[index];
+    if (inString) {
+      if (char === "\\") index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === "[" || char === "{") deepest = Math.max(deepest, ++depth);
+    else if (char === "]" || char === "}") depth--;
+  }
+  return deepest;
 }

@@ -25,7 +25,8 @@ export interface RestRequest {
   query: URLSearchParams;
   /** Lower-cased names. */
   headers: Record<string, string>;
-  body: string;
+  /** As received: whether it is text, and in which encoding, is for the payload to decide. */
+  body: Uint8Array;
   identity: Identity;
 }
 
@@ -74,7 +75,7 @@ function planRequest(request: RestRequest, cache: SchemaCache): Plan {
   const params = parseQueryParams(request.query);
   const preference = returnPreference(headers.prefer);
   const selection: Selection = preference === "representation" ? params.select : null;
-  const payload = () => parsePayload(request.body, table, columns, params.columns);
+  const payload = () => parsePayload(request.body, headers["content-type"], table, columns, params.columns);
   // Inserts and deletes report no row range, updates do (Response.hs).
   const mutationAnswer =
     (status: number, contentRange: (rows: number) => string) =>
@@ -101,12 +102,17 @@ function planRequest(request: RestRequest, cache: SchemaCache): Plan {
         statement: insertStatement(table, payload(), selection),
         respond: mutationAnswer(201, () => "*/*"),
       };
-    case "PATCH":
+    case "PATCH": {
+      // The body is read first, as PostgREST reads it before any SQL runs.
+      const changes = payload();
+      requireFilter("UPDATE", params.filters);
       return {
-        statement: updateStatement(table, payload(), params.filters, selection),
+        statement: updateStatement(table, changes, params.filters, selection),
         respond: mutationAnswer(selection ? 200 : 204, rowRange),
       };
+    }
     case "DELETE":
+      requireFilter("DELETE", params.filters);
       return {
         statement: deleteStatement(table, params.filters, selection),
         respond: mutationAnswer(selection ? 200 : 204, () => "*/*"),
@@ -116,6 +122,14 @@ function planRequest(request: RestRequest, cache: SchemaCache): Plan {
     default:
       throw postgrestError(405, "PGRST117", `Unsupported HTTP method: ${method}`);
   }
+}
+
+/**
+ * Supabase loads pg-safeupdate for PostgREST's connections: an UPDATE or DELETE without a WHERE
+ * clause fails before it runs, whoever asks (PostgREST answers 400 for that one 21000).
+ */
+function requireFilter(command: "UPDATE" | "DELETE", filters: unknown[]): void {
+  if (filters.length === 0) throw postgrestError(400, "21000", `${command} requires a WHERE clause`);
 }
 
 /**

@@ -4,8 +4,10 @@
 // supabase-js cannot express, and tokens signed on the spot.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { createHmac, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
 import { openPGlite } from "../../server/backend/database/pglite.ts";
@@ -18,11 +20,9 @@ const postgres = inject("postgres");
 /** Which engine this test project runs the backend on. */
 export const engine = postgres ? "postgres" : "pglite";
 
-/**
- * Every request of a test comes from 127.0.0.1, so tests that are not about the per-address
- * limits lift them; the limits' own tests keep the migration's.
- */
-export const LIFT_SIGN_UP_LIMITS = "update private.sign_up_limits set max_sign_ups = 1000000";
+/** Lifts the per-address limits, for tests that are not about them (every request is 127.0.0.1's). */
+export const LIFT_SIGN_UP_LIMITS_FILE = fileURLToPath(new URL("../lift-sign-up-limits.sql", import.meta.url));
+const LIFT_SIGN_UP_LIMITS = readFileSync(LIFT_SIGN_UP_LIMITS_FILE, "utf8");
 
 export interface TestDatabase {
   /** What the endpoint runs on: PGlite, or a pool logged in as PostgREST logs in (authenticator). */

@@ -35,7 +35,7 @@ async function call(visitor: number, method: "GET" | "POST", body = ""): Promise
       prefer: "return=representation",
       "cf-connecting-ip": `198.18.${visitor >> 8}.${visitor & 255}`,
     },
-    body,
+    body: Buffer.from(body),
     identity: { role: "anon", claims: { role: "anon" } },
   });
   expect(response.status, response.body).toBe(method === "POST" ? 201 : 200);

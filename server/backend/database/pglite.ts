@@ -3,12 +3,28 @@
 // PGlite has a single connection, so every use of it takes its turn through one queue: a
 // transaction never sees another request's statements.
 import { PGlite } from "@electric-sql/pglite";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { beginStatement, type Database, type Queryable } from "./database.ts";
 import { applyMigrations } from "./migrations.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { createQueue } from "./queue.ts";
 
 export const SUPABASE_ROLES_SQL = readFileSync(new URL("./supabase-roles.sql", import.meta.url), "utf8");
+
+/**
+ * PostgreSQL's defaults are sized for a server (128 MB of shared buffers alone); a local
+ * sign-up list needs a fraction. PGlite runs one backend in single-user mode, so the
+ * connection slots and their lock tables shrink too. (The npm scripts also run Node with
+ * --liftoff-only, so V8 keeps one compilation of PGlite's WebAssembly instead of two; see the
+ * README's section on memory.)
+ */
+const SMALL_FOOTPRINT = [
+  ["shared_buffers", "16MB"],
+  ["wal_buffers", "1MB"],
+  ["work_mem", "1MB"],
+  ["maintenance_work_mem", "8MB"],
+  ["max_connections", "4"],
+].flatMap(([name, value]) => ["-c", `${name}=${value}`]);
 
 export interface PGliteOptions {
   /** Where the data lives; null keeps it in memory. */
@@ -19,25 +35,32 @@ export interface PGliteOptions {
   seed?: string;
 }
 
-/** Opens the database, creates the roles it lacks and applies pending migrations. */
+/**
+ * Opens the database, creates the roles it lacks and applies pending migrations. A data folder
+ * is locked first: another process using it is refused (DataDirLockedError) before any file
+ * is touched.
+ */
 export async function openPGlite({ dataDir, log = () => {}, seed }: PGliteOptions): Promise<Database> {
-  // PGlite creates its data directory, but not the directory's parents.
-  if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir ?? undefined);
-  const db = wrap(pglite);
+  const lock = dataDir === null ? null : lockDataDir(dataDir);
+  let db: Database | undefined;
   try {
+    const pglite = await PGlite.create(dataDir ?? undefined, {
+      startParams: [...PGlite.defaultStartParams, ...SMALL_FOOTPRINT],
+    });
+    db = wrap(pglite, () => lock?.release());
     await db.exec(SUPABASE_ROLES_SQL);
     const { applied, created } = await applyMigrations(db);
     for (const file of applied) log(`Applied migration ${file}`);
     if (created && seed) await db.exec(seed);
     return db;
   } catch (error) {
-    await db.close();
+    if (db) await db.close();
+    else lock?.release();
     throw error;
   }
 }
 
-function wrap(pglite: PGlite): Database {
+function wrap(pglite: PGlite, afterClose: () => void): Database {
   const enqueue = createQueue();
   const connection: Queryable = {
     query: (text, params) => pglite.query(text, params),
@@ -59,6 +82,10 @@ function wrap(pglite: PGlite): Database {
         }
       }),
     // Queued, so requests already waiting finish first.
-    close: () => enqueue(() => pglite.close()),
+    close: () =>
+      enqueue(async () => {
+        await pglite.close();
+        afterClose();
+      }),
   };
 }
