@@ -1,6 +1,6 @@
 // @ts-check
 import { defineConfig } from "vitest/config";
-import { findPostgresBinaries, INSTALL_HINT } from "./tests/backend/postgres/server.ts";
+import { postgresTierRuns, TIER_SKIPPED_WARNING } from "./tests/backend/postgres/server.ts";
 
 /** Backend tests of one engine only: PGlite's data folder and process, and code with no database. */
 const PGLITE_ONLY = [
@@ -11,11 +11,11 @@ const PGLITE_ONLY = [
 
 // The real-PostgreSQL tier needs a server's binaries. A laptop without them skips it, loudly;
 // CI never does (its set-up then fails and says what is missing).
-const withPostgres = Boolean(process.env.CI) || findPostgresBinaries() !== null;
-if (!withPostgres) {
-  console.warn(
-    `\n⚠ SKIPPING the real-PostgreSQL tier: no PostgreSQL server binaries (initdb) were found. To run it, ${INSTALL_HINT}.\n`,
-  );
+const withPostgres = postgresTierRuns();
+// Vitest may evaluate this file more than once per run: one warning is enough.
+if (!withPostgres && !process.env.POSTGRES_TIER_WARNED) {
+  process.env.POSTGRES_TIER_WARNED = "1";
+  console.warn(`\n${TIER_SKIPPED_WARNING}\n`);
 }
 
 export default defineConfig({

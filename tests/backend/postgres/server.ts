@@ -10,8 +10,18 @@ import { dirname, join } from "node:path";
 /** The superuser the cluster is created with, as on Supabase. */
 export const SUPERUSER = "supabase_admin";
 
-export const INSTALL_HINT =
+const INSTALL_HINT =
   "install PostgreSQL (Debian/Ubuntu: `sudo apt-get install postgresql`; macOS: `brew install postgresql`)";
+
+/**
+ * Whether the real-PostgreSQL tier runs: on CI always (where a missing server must fail the
+ * run, not skip it), elsewhere when a server is installed.
+ */
+export function postgresTierRuns(): boolean {
+  return Boolean(process.env.CI) || findPostgresBinaries() !== null;
+}
+
+export const TIER_SKIPPED_WARNING = `⚠ SKIPPED: the real-PostgreSQL tier. No PostgreSQL server (initdb) was found; to run it, ${INSTALL_HINT}.`;
 
 /** The folder holding initdb, pg_ctl and postgres; null when none is installed. */
 export function findPostgresBinaries(): string | null {
