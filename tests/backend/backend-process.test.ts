@@ -2,12 +2,13 @@
 // one owner per data folder, a clean stop on every signal that ends a terminal session, and
 // no memory kept by clients that hang up mid-upload.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../server/backend/keys.ts";
+import { npmScriptArgs } from "../npm-script.ts";
 import { LIFT_SIGN_UP_LIMITS_FILE, uniqueEmail } from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "early-access-process-"));
@@ -34,17 +35,10 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `npm run backend`'s command line without its `node`: its Node flags and its script. */
-const BACKEND_ARGS = (
-  JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { backend: string } }
-).scripts.backend
-  .split(" ")
-  .slice(1);
-
 /** Runs `npm run backend` on `dataDir`; resolves once it answers, or once it exits. */
 async function startBackendProcess(dataDir: string, extraNodeFlags: string[] = []): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...extraNodeFlags, ...BACKEND_ARGS], {
+  const child = spawn(process.execPath, [...extraNodeFlags, ...npmScriptArgs("backend")], {
     env: {
       ...process.env,
       SUPABASE_DATA_DIR: dataDir,
