@@ -1,8 +1,8 @@
 -- The early-access list: one row per address that asked to hear when we launch.
 --
--- The public (anon) key may add an email and a phone and read back only the row it has just
--- added; it can never list, change or delete sign-ups. The rules about what is stored live
--- here, so they also hold for anyone calling the REST API directly.
+-- The public (anon) key may add an email and a phone; it can never change or delete sign-ups.
+-- The rules about what is stored live here, so they also hold for anyone calling the REST API
+-- directly. The next migration (20261122120000_guard_sign_ups.sql) tightens them.
 
 create table public.early_access (
   id uuid primary key default gen_random_uuid(),
@@ -53,10 +53,9 @@ create policy "Visitors can join the early access list"
   to anon, authenticated
   with check (true);
 
--- The site asks for the new row back (insert ... returning). now() is the start of the
--- current transaction and each REST request is its own transaction, so this matches only
--- the row the same request has just inserted: a visitor can never list the sign-ups.
--- It holds because visitors cannot set created_at themselves (see the grants below).
+-- The site asks for the new row back (insert ... returning). This first rule is WRONG and is
+-- replaced by 20261122120000_guard_sign_ups.sql: now() is the start of the transaction, which
+-- concurrent transactions can share, so a visitor's read could match other visitors' rows.
 create policy "Visitors can read back only the sign-up they just made"
   on public.early_access for select
   to anon, authenticated
