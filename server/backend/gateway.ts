@@ -19,26 +19,46 @@ const INVALID_KEY = {
   message: "Invalid API key",
   hint: "Double check your Supabase `anon` or `service_role` API key.",
 };
+// Hosted Supabase refuses a secret key that comes from a browser, which it tells by the
+// User-Agent. Its exact answer is not documented; this one says what happened.
+const SECRET_KEY_IN_BROWSER = {
+  message: "Forbidden use of secret API key in browser",
+  hint: "Secret API keys belong on servers; a browser uses the publishable key.",
+};
+
+const SECRET_KEY_PREFIX = "sb_secret_";
+
+/** Every browser's User-Agent begins so; servers' and tools' (node, curl) do not. */
+const isBrowser = (userAgent: string | undefined) => userAgent?.startsWith("Mozilla/") ?? false;
+
+export interface Credentials {
+  /** The `apikey` header, or else the `?apikey=` parameter. */
+  apikey: string | null;
+  authorization: string | undefined;
+  userAgent: string | undefined;
+}
 
 /** The CLI's gateway tells an opaque key from a JWT in `Authorization` by this, case and all. */
 const OPAQUE_BEARER_PREFIX = "Bearer sb_";
 
 /**
- * `apikey` is the header, or else the `?apikey=` parameter. Like the hosted gateway it must be
- * present and valid: one of the local opaque keys or a legacy JWT signed with the secret.
+ * Like the hosted gateway's, the apikey must be present and valid: one of the local opaque keys
+ * or a legacy JWT signed with the secret, and no secret key from a browser.
  * Which token then decides the role follows the CLI's gateway (kong.yml): a bearer token that
  * is not an opaque key (a signed-in user's JWT) wins; otherwise the apikey's JWT is used, and
  * an opaque key in `Authorization`, which supabase-js sends as a copy of the apikey, is dropped.
  */
 export function authenticate(
-  apikey: string | null,
-  authorization: string | undefined,
+  { apikey, authorization, userAgent }: Credentials,
   secret: string,
   opaqueKeys: ReadonlyMap<string, string>,
 ): Identity {
   if (!apikey) throw new ResponseError(jsonResponse(401, MISSING_KEY));
   const apikeyJwt = opaqueKeys.get(apikey) ?? apikey;
   if (!("claims" in verifyJwt(apikeyJwt, secret))) throw new ResponseError(jsonResponse(401, INVALID_KEY));
+  if (apikey.startsWith(SECRET_KEY_PREFIX) && isBrowser(userAgent)) {
+    throw new ResponseError(jsonResponse(401, SECRET_KEY_IN_BROWSER));
+  }
 
   const userToken = authorization?.startsWith(OPAQUE_BEARER_PREFIX) ? null : bearerToken(authorization);
   const check = verifyJwt(userToken ?? apikeyJwt, secret);

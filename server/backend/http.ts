@@ -51,7 +51,11 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
     // The gateway consumes the key; PostgREST would read a leftover `apikey` as a filter.
     const apikey = headers.apikey ?? url.searchParams.get("apikey");
     url.searchParams.delete("apikey");
-    const identity = authenticate(apikey, headers.authorization, jwtSecret, opaqueKeys);
+    const identity = authenticate(
+      { apikey, authorization: headers.authorization, userAgent: headers["user-agent"] },
+      jwtSecret,
+      opaqueKeys,
+    );
     const body = await readBody(req);
 
     const response = await handleRest({
@@ -76,6 +80,7 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
     const response = await (url ? answer(req, url) : Promise.resolve(BAD_URL)).catch((error: unknown) =>
       failure(error, log),
     );
+    if (!req.complete) answeredEarly.add(req.socket);
     if (!res.destroyed) {
       // Kong's cors plugin puts this on every answer, errors included, so browsers can read them.
       const length = NO_BODY_STATUSES.has(response.status)
@@ -93,6 +98,8 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
   }
 
   const answering = new Set<Promise<void>>();
+  /** Connections whose request was answered before all of its body had arrived. */
+  const answeredEarly = new WeakSet<Duplex>();
   const server = createServer((req, res) => {
     const handled = handle(req, res);
     answering.add(handled);
@@ -104,7 +111,11 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   // Requests Node cannot parse still get a JSON answer, as everything else does.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code !== "ECONNRESET" && socket.writable) socket.end(rawJsonResponse(clientErrorStatus(error)));
+    // Not when the request it fails on was answered already (before its body had arrived):
+    // a second answer would garble the first.
+    if (error.code !== "ECONNRESET" && socket.writable && !answeredEarly.has(socket)) {
+      socket.end(rawJsonResponse(clientErrorStatus(error)));
+    }
     socket.destroy();
   });
 

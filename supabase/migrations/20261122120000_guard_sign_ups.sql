@@ -4,8 +4,9 @@
 --   1. a visitor reads back only the row its own request added, keyed to the transaction
 --      (the first migration's `created_at = now()` matched every row whose transaction started
 --      at the same instant, and leaked other visitors' sign-ups);
---   2. one sign-up per request, and a limited number per client address;
---   3. only real addresses are stored.
+--   2. one sign-up per request, and a limited number per client address and network;
+--   3. only real addresses are stored, and one request cannot probe whether an address is on
+--      the list without spending its limits.
 -- Everything the API must not reach lives in the schema `private`, which it does not expose.
 
 create schema private;
@@ -13,19 +14,24 @@ comment on schema private is 'Helpers of the public tables; never exposed over t
 
 -- 1 and 2. Admitting a sign-up -------------------------------------------------------------
 
--- How many sign-ups one client address may make, per window. Change them on a live project
--- in the SQL editor, for example:
---   update private.sign_up_limits set max_sign_ups = 20 where name = 'minute';
+-- How many sign-ups one client may make per window, where one client is everything behind one
+-- address (its IPv4 address, or its IPv6 /64, which one device may rotate through freely) or
+-- behind one network (an IPv4 /24, an IPv6 /48: what one site or tunnel is given). Change them
+-- on a live project in the SQL editor, for example:
+--   update private.sign_up_limits set max_sign_ups = 20 where name = 'per address per minute';
 create table private.sign_up_limits (
   name text primary key,
   window_length interval not null check (window_length > interval '0'),
-  max_sign_ups integer not null check (max_sign_ups > 0)
+  max_sign_ups integer not null check (max_sign_ups > 0),
+  ipv4_prefix integer not null check (ipv4_prefix between 0 and 32),
+  ipv6_prefix integer not null check (ipv6_prefix between 0 and 128)
 );
 comment on table private.sign_up_limits is
-  'Sign-ups allowed per client address and window: a short burst for a shared address (an office, a campus, a carrier), a daily cap against scripts.';
-insert into private.sign_up_limits (name, window_length, max_sign_ups) values
-  ('minute', interval '1 minute', 10),
-  ('day', interval '1 day', 100);
+  'Sign-ups allowed per client and window: a burst that people sharing an address (an office, a campus, a carrier) rarely reach, daily caps against scripts.';
+insert into private.sign_up_limits (name, window_length, max_sign_ups, ipv4_prefix, ipv6_prefix) values
+  ('per address per minute', interval '1 minute', 10, 32, 64),
+  ('per address per day', interval '1 day', 100, 32, 64),
+  ('per network per day', interval '1 day', 1000, 24, 48);
 
 -- Sign-ups counted per client and window. The client is a keyed hash of its address, never the
 -- address itself, and a row is pruned once its window has passed.
@@ -47,10 +53,10 @@ create table private.client_key_secret (
 insert into private.client_key_secret (secret)
 select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
 
--- The client's address as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
--- right-most x-forwarded-for entry, the one the last proxy added (the left-most is whatever the
--- client wrote). IPv6 addresses count per /64, which one device may rotate through freely.
-create function private.client_address()
+-- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the right-most
+-- x-forwarded-for entry, the one the last proxy added (the left-most is whatever the client
+-- wrote), cut to the network of the given prefix length.
+create function private.client_address(ipv4_prefix integer, ipv6_prefix integer)
 returns text
 language plpgsql
 stable
@@ -72,13 +78,11 @@ begin
   exception when invalid_text_representation then
     return address;
   end;
-  if family(parsed) = 4 then
-    return host(parsed);
-  elsif parsed << inet '::ffff:0.0.0.0/96' then
+  if parsed << inet '::ffff:0.0.0.0/96' then
     -- An IPv4 client seen through an IPv6 socket.
-    return host(inet '0.0.0.0' + (parsed - inet '::ffff:0.0.0.0'));
+    parsed := inet '0.0.0.0' + (parsed - inet '::ffff:0.0.0.0');
   end if;
-  return host(network(set_masklen(parsed, 64)));
+  return host(network(set_masklen(parsed, case family(parsed) when 4 then ipv4_prefix else ipv6_prefix end)));
 end;
 $$;
 
@@ -96,6 +100,7 @@ security definer
 set search_path = ''
 as $$
 declare
+  secret bytea := (select s.secret from private.client_key_secret s);
   client bytea;
   sign_up_limit private.sign_up_limits;
   counter private.sign_up_counters;
@@ -110,12 +115,10 @@ begin
       using hint = 'Send one row at a time.';
   end if;
 
-  select pg_catalog.sha256(s.secret || convert_to(private.client_address(), 'UTF8'))
-    into client
-    from private.client_key_secret s;
-
   -- Always in the same order, so concurrent requests lock the same rows in the same order.
   for sign_up_limit in select * from private.sign_up_limits order by name loop
+    client := pg_catalog.sha256(secret || convert_to(
+      private.client_address(sign_up_limit.ipv4_prefix, sign_up_limit.ipv6_prefix), 'UTF8'));
     -- Atomic: concurrent requests of one client queue on this row, each seeing the count the
     -- previous one committed. A request that fails later rolls its increment back.
     insert into private.sign_up_counters as c (client_key, limit_name, window_start, window_end, sign_ups)
@@ -130,7 +133,7 @@ begin
         message = json_build_object(
           'code', 'PT429',
           'message', 'Too many sign-ups from this address',
-          'details', format('At most %s sign-ups per %s from one address.', sign_up_limit.max_sign_ups, sign_up_limit.name),
+          'details', format('At most %s sign-ups %s.', sign_up_limit.max_sign_ups, sign_up_limit.name),
           'hint', 'Try again later.'
         )::text,
         detail = json_build_object(
@@ -166,18 +169,19 @@ drop policy "Visitors can read back only the sign-up they just made" on public.e
 create policy "Visitors can add only the sign-up their request was admitted for"
   on public.early_access for insert
   to anon, authenticated
-  with check (id::text = current_setting('early_access.admitted_sign_up', true));
+  with check (id = nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid);
 
 -- The site asks for the new row back (insert ... returning): only that row, only within the
--- request that added it. Anything else, a plain read included, sees no rows.
+-- request that added it. Anything else, a plain read included, sees no rows. (Compared as a
+-- uuid, so that a read finds that row by the primary key instead of scanning the table.)
 create policy "Visitors can read back only the sign-up their own request added"
   on public.early_access for select
   to anon, authenticated
-  using (id::text = current_setting('early_access.admitted_sign_up', true));
+  using (id = nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid);
 
 -- 3. Only real addresses --------------------------------------------------------------------
 
--- The normalising trigger moves out of the exposed schema, unchanged.
+-- The normalising trigger moves out of the exposed schema, and trims as the form does.
 drop trigger normalize_early_access on public.early_access;
 drop function public.normalize_early_access();
 
@@ -188,8 +192,11 @@ security invoker
 set search_path = ''
 as $$
 begin
-  new.email := lower(regexp_replace(new.email, '^\s+|\s+$', '', 'g'));
-  new.phone := nullif(regexp_replace(new.phone, '^\s+|\s+$', '', 'g'), '');
+  -- What JavaScript's trim() takes off, as the form does before sending: every Unicode space.
+  new.email := lower(regexp_replace(new.email,
+    '^[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g'));
+  new.phone := nullif(regexp_replace(new.phone,
+    '^[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g'), '');
   return new;
 end;
 $$;
@@ -207,18 +214,27 @@ alter table public.early_access add constraint early_access_email_check check (
   and email ~ '^[a-z0-9.!#$%&''*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$'
 ) not valid;
 
--- Free text (no format check, as the form has none), but at most 32 characters and no control
--- (Cc) or format (Cf) characters, nor line or paragraph separators.
+-- Free text (no format check, as the form has none), but at most 32 characters and nothing
+-- invisible: no control (Cc) or format (Cf) characters, line or paragraph separators, blank
+-- fillers (Hangul, Braille), private-use characters or noncharacters.
 alter table public.early_access drop constraint early_access_phone_check;
 alter table public.early_access add constraint early_access_phone_check check (
   char_length(phone) between 1 and 32
   and phone !~ '^\s|\s$'
-  and phone !~ '[\u0001-\u001f\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'
+  and phone !~ '[\u0001-\u001f\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u2800\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufeff\uffa0\ufff9-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000f0000-\U0010ffff]'
 ) not valid;
 -- NOT VALID: both checks hold for every row from now on; rows stored before them are left as
 -- they are rather than failing the migration. Once those are cleaned up (see the README):
 --   alter table public.early_access validate constraint early_access_email_check;
 --   alter table public.early_access validate constraint early_access_phone_check;
+
+-- One row per address, checked when the request's transaction commits. Checked at once, as
+-- before, a request of several rows would reveal whether its first address is on the list
+-- (a duplicate error) before being refused for its second row, and, refused either way, spend
+-- none of its limits: free probing. Now such a request is refused as such, whatever it holds.
+alter table public.early_access
+  drop constraint early_access_email_key,
+  add constraint early_access_email_key unique (email) deferrable initially deferred;
 
 -- Privileges -------------------------------------------------------------------------------
 

@@ -76,9 +76,9 @@ describe("an email the form accepts", () => {
     expect(answer.body).toEqual([{ email: address, phone: null }]);
   });
 
-  it("is stored trimmed and lowercased", async () => {
+  it("is stored trimmed of every Unicode space and lowercased", async () => {
     const id = unique();
-    const answer = await signUp({ email: `  Ada.${id}@Example.COM\t` });
+    const answer = await signUp({ email: `\u00a0 Ada.${id}@Example.COM\t\u3000` });
     expect(answer.body).toEqual([{ email: `ada.${id}@example.com`, phone: null }]);
   });
 });
@@ -87,15 +87,24 @@ describe("a phone", () => {
   it.each([
     ["a right-to-left override", "\u202e+1 555 0100"],
     ["a zero-width space", "+1\u200b555 0100"],
-    ["a byte-order mark", "\ufeff+1 555 0100"],
+    ["a byte-order mark inside", "+1 555\ufeff0100"],
     ["a line break inside", "+1 555\n0100"],
     ["a line separator", "+1 555\u20280100"],
     ["an invisible tag character", "+1 555 0100\u{e0041}"],
+    ["Hangul fillers, which look blank", "\u3164\u3164\u3164"],
+    ["a blank Braille pattern", "\u2800"],
+    ["a private-use character", "+1 555 \ue000"],
+    ["a noncharacter", "1\uffff"],
     ["33 characters", "1".repeat(33)],
   ])("is refused with %s", async (_, phone) => {
     const answer = await signUp({ email: uniqueEmail(), phone });
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual(refusedBy("early_access_phone_check"));
+  });
+
+  it("is stored trimmed of every Unicode space, as the form trims it", async () => {
+    const answer = await signUp({ email: uniqueEmail(), phone: "\u00a0 +33 6 12\u00a034 56\u3000" });
+    expect(answer.body[0].phone).toBe("+33 6 12\u00a034 56");
   });
 
   it.each([

@@ -96,6 +96,16 @@ describe("today's opaque keys, mapped as the Supabase CLI's gateway maps them", 
     expect((await response.json()).length).toBeGreaterThan(0);
   });
 
+  it("refuses the secret key from a browser, as hosted Supabase does, and not the publishable key", async () => {
+    const browser = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0 Safari/537.36" };
+    const secret = await rest(backend, { key: backend.secretKey, headers: browser });
+    expect(secret.status).toBe(401);
+    expect((await secret.json()).message).toBe("Forbidden use of secret API key in browser");
+
+    const publishable = await rest(backend, { headers: browser });
+    expect(publishable.status).toBe(200);
+  });
+
   it.each([
     // Shaped like a publishable key, but not this project's.
     ["another publishable key", "sb_publishable_NotThisProjectsKey0000000_0000000"],

@@ -33,12 +33,18 @@ const post = (body: BodyInit, headers: Record<string, string> = {}) =>
     body,
   });
 
-/** A raw HTTP exchange on its own socket: what the server writes back until it closes. */
-function rawExchange(request: string): Promise<string> {
+/**
+ * A raw HTTP exchange on its own socket: what the server writes back until it closes. With
+ * `stopSendingAfterMs`, the client then stops sending (half-closes), as an upload cut short does.
+ */
+function rawExchange(request: string, { stopSendingAfterMs = -1 } = {}): Promise<string> {
   const { hostname, port } = new URL(backend.url);
   return new Promise((resolve, reject) => {
     let answer = "";
-    const socket = connect(Number(port), hostname, () => socket.write(request));
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(request);
+      if (stopSendingAfterMs >= 0) setTimeout(() => socket.end(), stopSendingAfterMs);
+    });
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => (answer += chunk));
     socket.on("end", () => resolve(answer));
@@ -158,6 +164,20 @@ describe("a request Node's own parser refuses", () => {
     expect(answer).toContain("Content-Type: application/json; charset=utf-8");
     expect(jsonBody(answer)).toEqual({ message });
     await stillSignsUp();
+  });
+});
+
+describe("an upload cut short after the answer", () => {
+  it("gets that one answer, not a second one from the parser", async () => {
+    // No key, so the gateway answers 401 before the announced body has arrived; then the client
+    // stops sending, and Node's parser reports the body it will never get.
+    const answer = await rawExchange(
+      "POST /rest/v1/early_access HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n" +
+        'Content-Length: 100\r\n\r\n{"email":',
+      { stopSendingAfterMs: 300 },
+    );
+    expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 401"]);
+    expect(statusLine(answer)).toBe("HTTP/1.1 401 Unauthorized");
   });
 });
 

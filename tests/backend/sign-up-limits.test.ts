@@ -42,13 +42,15 @@ async function storedCount(emails: string[]): Promise<number> {
 }
 
 describe("the migration's limits", () => {
-  it("are 10 sign-ups a minute and 100 a day per address", async () => {
-    const { rows } = await owner.query<{ name: string; window_length: string; max_sign_ups: number }>(
-      "select name, window_length::text as window_length, max_sign_ups from private.sign_up_limits order by name",
+  it("are 10 sign-ups a minute and 100 a day per address, and 1,000 a day per network", async () => {
+    const { rows } = await owner.query(
+      `select name, window_length::text as window, max_sign_ups as max, ipv4_prefix as v4, ipv6_prefix as v6
+         from private.sign_up_limits order by name`,
     );
     expect(rows).toEqual([
-      { name: "day", window_length: "1 day", max_sign_ups: 100 },
-      { name: "minute", window_length: "00:01:00", max_sign_ups: 10 },
+      { name: "per address per day", window: "1 day", max: 100, v4: 32, v6: 64 },
+      { name: "per address per minute", window: "00:01:00", max: BURST, v4: 32, v6: 64 },
+      { name: "per network per day", window: "1 day", max: 1000, v4: 24, v6: 48 },
     ]);
   });
 });
@@ -64,7 +66,7 @@ describe("one address", () => {
     expect(response.status).toBe(429);
     expect(await response.json()).toEqual({
       code: "PT429",
-      details: "At most 10 sign-ups per minute from one address.",
+      details: "At most 10 sign-ups per address per minute.",
       hint: "Try again later.",
       message: "Too many sign-ups from this address",
     });
@@ -120,17 +122,19 @@ describe("one address", () => {
 
   it("is capped for the day, with a Retry-After until the day's window ends", async () => {
     // A cap of 3 stands in for the day's 100, which the minute's limit would get to first.
-    await owner.exec("update private.sign_up_limits set max_sign_ups = 3 where name = 'day'");
+    await owner.exec("update private.sign_up_limits set max_sign_ups = 3 where name = 'per address per day'");
     try {
       for (let index = 0; index < 3; index++) expect((await rest(backend, signUp())).status).toBe(201);
       const response = await rest(backend, signUp());
 
       expect(response.status).toBe(429);
-      expect((await response.json()).details).toBe("At most 3 sign-ups per day from one address.");
+      expect((await response.json()).details).toBe("At most 3 sign-ups per address per day.");
       expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(60);
       expect(Number(response.headers.get("retry-after"))).toBeLessThanOrEqual(86_400);
     } finally {
-      await owner.exec("update private.sign_up_limits set max_sign_ups = 100 where name = 'day'");
+      await owner.exec(
+        "update private.sign_up_limits set max_sign_ups = 100 where name = 'per address per day'",
+      );
     }
   });
 });
@@ -143,6 +147,25 @@ describe("another address", () => {
 
     expect((await restFrom("127.0.0.2", backend, signUp())).status).toBe(201);
   });
+
+  it("in the same network shares the network's cap", async ({ skip }) => {
+    if (!(await canSendFrom("127.0.0.2"))) skip("this machine cannot send from 127.0.0.2 (macOS)");
+    // A cap of 3 stands in for the network's 1,000.
+    await owner.exec("update private.sign_up_limits set max_sign_ups = 3 where name = 'per network per day'");
+    try {
+      expect((await rest(backend, signUp())).status).toBe(201);
+      expect((await rest(backend, signUp())).status).toBe(201);
+      expect((await restFrom("127.0.0.2", backend, signUp())).status).toBe(201);
+      const fourth = await restFrom("127.0.0.2", backend, signUp());
+
+      expect(fourth.status).toBe(429);
+      expect(JSON.parse(fourth.body).details).toBe("At most 3 sign-ups per network per day.");
+    } finally {
+      await owner.exec(
+        "update private.sign_up_limits set max_sign_ups = 1000 where name = 'per network per day'",
+      );
+    }
+  });
 });
 
 describe("the counters", () => {
@@ -151,14 +174,17 @@ describe("the counters", () => {
     const { rows } = await owner.query<{ client_key: Uint8Array | Buffer; text: string }>(
       "select client_key, c::text as text from private.sign_up_counters c",
     );
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     for (const { client_key, text } of rows) {
       expect(client_key.length, "a SHA-256 digest").toBe(32);
-      expect(text).not.toContain("127.0.0.1");
+      expect(text).not.toMatch(/127\.0\.0\.[01]/);
     }
-    // The same address hashes alike in both windows, and unlike an unkeyed hash of it.
+    // The address hashes alike in both of its windows, its network otherwise, and neither like
+    // an unkeyed hash.
     const { rows: unkeyed } = await owner.query<{ matches: boolean }>(
-      "select count(distinct client_key) = 1 and bool_and(client_key <> sha256('127.0.0.1'::bytea)) as matches from private.sign_up_counters",
+      `select count(distinct client_key) = 2
+              and bool_and(client_key not in (sha256('127.0.0.1'::bytea), sha256('127.0.0.0'::bytea))) as matches
+         from private.sign_up_counters`,
     );
     expect(unkeyed).toEqual([{ matches: true }]);
   });
@@ -166,7 +192,7 @@ describe("the counters", () => {
   it("are pruned once their window has passed", async () => {
     await owner.exec(`
       insert into private.sign_up_counters (client_key, limit_name, window_start, window_end, sign_ups)
-      values (sha256('gone'::bytea), 'minute', now() - interval '2 minutes', now() - interval '1 minute', 5)
+      values (sha256('gone'::bytea), 'per address per minute', now() - interval '2 minutes', now() - interval '1 minute', 5)
     `);
     await rest(backend, signUp());
     const { rows } = await owner.query<{ n: number }>(
@@ -176,14 +202,17 @@ describe("the counters", () => {
   });
 });
 
-describe("the client address", () => {
+describe("the client", () => {
   // As PostgREST hands the request's headers to the database (request.headers).
-  async function addressFor(headers: Record<string, string> | null): Promise<string> {
+  async function clientFor(headers: Record<string, string> | null, v4 = 32, v6 = 64): Promise<string> {
     return owner.transaction(async (tx) => {
       if (headers)
         await tx.query("select set_config('request.headers', $1, true)", [JSON.stringify(headers)]);
-      const { rows } = await tx.query<{ address: string }>("select private.client_address() as address");
-      return rows[0]!.address;
+      const { rows } = await tx.query<{ client: string }>("select private.client_address($1, $2) as client", [
+        v4,
+        v6,
+      ]);
+      return rows[0]!.client;
     });
   }
 
@@ -193,7 +222,7 @@ describe("the client address", () => {
     // Otherwise the entry the last proxy added: the right-most, never the client-written left-most.
     [{ "x-forwarded-for": "203.0.113.66, 192.0.2.2" }, "192.0.2.2"],
     [{ "x-forwarded-for": " 203.0.113.66 ,  192.0.2.3 " }, "192.0.2.3"],
-    // IPv6 clients count per /64, which one device may rotate through.
+    // An IPv6 address counts per /64, which one device may rotate through.
     [{ "cf-connecting-ip": "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }, "2001:db8:1:2::"],
     [{ "cf-connecting-ip": "2001:db8:1:2::99" }, "2001:db8:1:2::"],
     // An IPv4 client seen through an IPv6 socket is that IPv4 client.
@@ -202,11 +231,22 @@ describe("the client address", () => {
     [{ "cf-connecting-ip": "unknown" }, "unknown"],
     // No headers at all (SQL run outside the API): one shared bucket.
     [{}, ""],
-  ])("from %j is %j", async (headers, expected) => {
-    expect(await addressFor(headers)).toBe(expected);
+  ])("by address, from %j, is %j", async (headers, expected) => {
+    expect(await clientFor(headers)).toBe(expected);
+  });
+
+  it.each([
+    // An IPv4 /24.
+    [{ "cf-connecting-ip": "192.0.2.77" }, "192.0.2.0"],
+    // An IPv6 /48: what one site, or one tunnel broker's customer, is given.
+    [{ "cf-connecting-ip": "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }, "2001:db8:1::"],
+    [{ "cf-connecting-ip": "2001:db8:1:ffff::1" }, "2001:db8:1::"],
+    [{ "cf-connecting-ip": "::ffff:192.0.2.77" }, "192.0.2.0"],
+  ])("by network, from %j, is %j", async (headers, expected) => {
+    expect(await clientFor(headers, 24, 48)).toBe(expected);
   });
 
   it("is the shared bucket when no request is being served", async () => {
-    expect(await addressFor(null)).toBe("");
+    expect(await clientFor(null)).toBe("");
   });
 });

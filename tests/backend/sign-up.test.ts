@@ -166,6 +166,23 @@ describe("an array body", () => {
     }
   });
 
+  it("of several sign-ups tells nothing of whether an address is on the list", async () => {
+    // The address already on the list comes first: a duplicate error here would tell.
+    const listed = uniqueEmail("listed");
+    await rest(backend, { method: "POST", body: JSON.stringify({ email: listed }) });
+    const probe = await rest(backend, {
+      method: "POST",
+      body: JSON.stringify([{ email: listed }, { email: uniqueEmail() }]),
+    });
+    const control = await rest(backend, {
+      method: "POST",
+      body: JSON.stringify([{ email: uniqueEmail() }, { email: uniqueEmail() }]),
+    });
+
+    expect(probe.status).toBe(400);
+    expect(await probe.json()).toEqual(await control.json());
+  });
+
   it("of several sign-ups is stored with the secret key (an import), in order", async () => {
     const emails = [uniqueEmail("first"), uniqueEmail("second")];
     const { data, error, status } = await clientFor(backend, backend.secretKey)
