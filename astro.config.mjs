@@ -36,12 +36,13 @@ function sonnerStyleHash() {
   return /** @type {const} */ (`sha256-${createHash("sha256").update(css).digest("base64")}`);
 }
 
-/** `client:form`: see src/directives/form.ts. */
+/** The site's own client directives, `client:painted` and `client:form` (src/directives/). */
 /** @type {import("astro").AstroIntegration} */
-const formDirective = {
-  name: "form-directive",
+const clientDirectives = {
+  name: "client-directives",
   hooks: {
     "astro:config:setup": ({ addClientDirective }) => {
+      addClientDirective({ name: "painted", entrypoint: "./src/directives/painted.ts" });
       addClientDirective({ name: "form", entrypoint: "./src/directives/form.ts" });
     },
   },
@@ -49,7 +50,7 @@ const formDirective = {
 
 export default defineConfig({
   site: process.env.SITE_URL ?? "http://localhost:4321",
-  integrations: [react(), formDirective],
+  integrations: [react(), clientDirectives],
   vite: {
     plugins: [tailwindcss()],
   },

@@ -2,10 +2,11 @@
 // filled in and submitted, long before its island has hydrated; a native submit would then send
 // the fields to the page's own URL (into the history, access logs and referrers) and lose them.
 // So, until the island announces that it handles submits itself, this holds every submit and
-// submits it again once the island is ready. It hydrates when the browser is idle, as client:idle
-// does, or at once when the visitor turns to the form. Astro inlines this script into the page
-// and hashes it into the Content-Security-Policy.
+// submits it again once the island is ready. It hydrates as client:painted does (when idle after
+// the first paint), or at once when the visitor turns to the form. Astro inlines this script
+// into the page and hashes it into the Content-Security-Policy.
 import type { ClientDirective } from "astro";
+import { idleAfterFirstPaint } from "./first-paint";
 
 declare module "astro" {
   interface AstroClientDirectives {
@@ -47,8 +48,7 @@ const formDirective: ClientDirective = (load, _options, island) => {
   );
 
   for (const type of INTENT) island.addEventListener(type, hydrate, { once: true, passive: true });
-  if ("requestIdleCallback" in window) requestIdleCallback(hydrate);
-  else setTimeout(hydrate, 200);
+  idleAfterFirstPaint(hydrate);
 };
 
 export default formDirective;

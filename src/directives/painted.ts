@@ -1,0 +1,17 @@
+// `client:painted`: hydrates when the browser is idle, as client:idle does, but never before the
+// page's first paint, so that the island's JavaScript cannot delay it. Astro inlines this script
+// into the page and hashes it into the Content-Security-Policy.
+import type { ClientDirective } from "astro";
+import { idleAfterFirstPaint } from "./first-paint";
+
+declare module "astro" {
+  interface AstroClientDirectives {
+    "client:painted"?: boolean;
+  }
+}
+
+const paintedDirective: ClientDirective = (load) => {
+  idleAfterFirstPaint(async () => (await load())());
+};
+
+export default paintedDirective;
