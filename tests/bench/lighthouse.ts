@@ -189,13 +189,38 @@ async function measure(url: string): Promise<{ figures: Figures; versions: Versi
     });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const { lhr } = result;
-    if (lhr.runtimeError) throw new Error(`Lighthouse failed on ${url}: ${lhr.runtimeError.message}`);
+    if (lhr.runtimeError) throw new LighthouseRunError(url, lhr.runtimeError);
     const figures = Object.fromEntries(METRICS.map(({ key, read }) => [key, read(lhr)])) as Figures;
     const browser =
       lhr.environment.hostUserAgent.match(/Chrome\/[\d.]+/)?.[0] ?? lhr.environment.hostUserAgent;
     return { figures, versions: { lighthouse: lhr.lighthouseVersion, browser } };
   } finally {
     chrome.kill();
+  }
+}
+
+class LighthouseRunError extends Error {
+  readonly code: string;
+  constructor(url: string, { code, message }: { code: string; message: string }) {
+    super(`Lighthouse failed on ${url}: ${message}`);
+    this.code = code;
+  }
+}
+
+// Now and then Lighthouse loses the start of its trace and asks to be run again (NO_NAVSTART):
+// since the page's Cross-Origin-Opener-Policy, Chromium moves it to a new process as it loads.
+const RETRIED = new Set(["NO_NAVSTART"]);
+const ATTEMPTS = 3;
+
+async function measureAgainIfAsked(url: string): ReturnType<typeof measure> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await measure(url);
+    } catch (error) {
+      if (!(error instanceof LighthouseRunError && RETRIED.has(error.code)) || attempt === ATTEMPTS)
+        throw error;
+      console.log(`  ${error.code} on ${url}: running it again`);
+    }
   }
 }
 
@@ -214,7 +239,7 @@ async function measureAll(
   for (let run = 1; run <= runs; run++) {
     for (const page of PAGES) {
       for (const build of Object.keys(BUILDS) as Build[]) {
-        const result = await measure(origins[build] + page);
+        const result = await measureAgainIfAsked(origins[build] + page);
         samples[page]![build].push(result.figures);
         versions = result.versions;
         const timings = PROGRESS.map(
