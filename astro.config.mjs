@@ -15,11 +15,11 @@ const LOCAL_SUPABASE_PUBLISHABLE_KEY = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3B
 
 const ROOT = fileURLToPath(new URL(".", import.meta.url));
 
-/** Where the page may send sign-ups: PUBLIC_SUPABASE_URL read as astro:env reads it (.env included). */
-function supabaseOrigin() {
-  const env = loadEnv(process.env.NODE_ENV ?? "production", ROOT, "");
-  return new URL(env.PUBLIC_SUPABASE_URL ?? LOCAL_SUPABASE_URL).origin;
-}
+/** The environment as astro:env reads it: the process's own variables, then `.env` files. */
+const env = loadEnv(process.env.NODE_ENV ?? "production", ROOT, "");
+
+/** Where the page may send sign-ups. */
+const supabaseOrigin = new URL(env.PUBLIC_SUPABASE_URL ?? LOCAL_SUPABASE_URL).origin;
 
 /**
  * sonner injects its stylesheet at run time, as a <style> element holding the text it passes to
@@ -49,7 +49,7 @@ const clientDirectives = {
 };
 
 export default defineConfig({
-  site: process.env.SITE_URL ?? "http://localhost:4321",
+  site: env.SITE_URL ?? "http://localhost:4321",
   integrations: [react(), clientDirectives],
   vite: {
     plugins: [tailwindcss()],
@@ -63,7 +63,7 @@ export default defineConfig({
       directives: [
         "default-src 'none'",
         "img-src 'self'",
-        `connect-src 'self' ${supabaseOrigin()}`,
+        `connect-src 'self' ${supabaseOrigin}`,
         "base-uri 'none'",
         // The form is only ever sent by its island: a native submit (before hydration, without
         // JavaScript) goes nowhere rather than putting the fields in a URL.

@@ -32,7 +32,7 @@ function usesLocalBackend(): boolean {
   const url = process.env.PUBLIC_SUPABASE_URL;
   if (!url) return true;
   const { hostname, port } = new URL(url);
-  return ["127.0.0.1", "localhost", "[::1]"].includes(hostname) && port === "54321";
+  return ["127.0.0.1", "localhost", "[::1]"].includes(hostname) && Number(port) === API_PORT;
 }
 
 function openDatabase(): Promise<Database> {
