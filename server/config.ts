@@ -52,7 +52,7 @@ export async function startEmbeddedBackend(): Promise<Backend> {
   try {
     return await startBackend({ database: await openDatabase(), port: API_PORT });
   } catch (error) {
-    if (error instanceof DataDirLockedError) console.error(`\n  ${error.message}\n`);
+    if (error instanceof DataDirLockedError) console.error(`\n  ${error.message.replaceAll("\n", "\n  ")}\n`);
     else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       console.error(
         `\n  Port ${API_PORT} is taken: is another backend running? Set SUPABASE_API_PORT for another port.\n`,

@@ -5,7 +5,7 @@
 // killed (its PID no longer running) is taken over.
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 const LOCK_FILE = "embedded-backend.lock";
 
@@ -32,7 +32,8 @@ export interface DataDirLock {
   release(): void;
 }
 
-export function lockDataDir(dataDir: string): DataDirLock {
+export function lockDataDir(folder: string): DataDirLock {
+  const dataDir = resolve(folder);
   mkdirSync(dataDir, { recursive: true });
   const lockPath = join(dataDir, LOCK_FILE);
   const me: Holder = {
