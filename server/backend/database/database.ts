@@ -28,7 +28,25 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-/** The statement that opens a request's transaction. */
-export function beginStatement({ readOnly = false }: TransactionOptions = {}): string {
-  return `begin isolation level read committed ${readOnly ? "read only" : "read write"}`;
+/**
+ * `work` on one connection between BEGIN and COMMIT, or ROLLBACK when it throws; the error is
+ * rethrown. A ROLLBACK that fails too goes to `rollbackFailed` (by default, rethrown instead).
+ */
+export async function runTransaction<T>(
+  connection: Queryable,
+  work: (tx: Queryable) => Promise<T>,
+  { readOnly = false }: TransactionOptions = {},
+  rollbackFailed: (error: unknown) => void = (error) => {
+    throw error;
+  },
+): Promise<T> {
+  await connection.exec(`begin isolation level read committed ${readOnly ? "read only" : "read write"}`);
+  try {
+    const result = await work(connection);
+    await connection.exec("commit");
+    return result;
+  } catch (error) {
+    await connection.exec("rollback").catch(rollbackFailed);
+    throw error;
+  }
 }

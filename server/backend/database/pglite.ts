@@ -4,7 +4,7 @@
 // transaction never sees another request's statements.
 import { PGlite } from "@electric-sql/pglite";
 import { readFileSync } from "node:fs";
-import { beginStatement, type Database, type Queryable } from "./database.ts";
+import { runTransaction, type Database, type Queryable } from "./database.ts";
 import { applyMigrations } from "./migrations.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { createQueue } from "./queue.ts";
@@ -69,18 +69,7 @@ function wrap(pglite: PGlite, afterClose: () => void): Database {
   return {
     query: (text, params) => enqueue(() => connection.query(text, params)),
     exec: (sql) => enqueue(() => connection.exec(sql)),
-    transaction: (work, options) =>
-      enqueue(async () => {
-        await pglite.exec(beginStatement(options));
-        try {
-          const result = await work(connection);
-          await pglite.exec("commit");
-          return result;
-        } catch (error) {
-          await pglite.exec("rollback");
-          throw error;
-        }
-      }),
+    transaction: (work, options) => enqueue(() => runTransaction(connection, work, options)),
     // Queued, so requests already waiting finish first.
     close: () =>
       enqueue(async () => {

@@ -2,7 +2,7 @@
 // request takes a connection, runs its own transaction there, and gives the connection back.
 // The schema is the server's own business: apply supabase/migrations first (`supabase db push`).
 import pg from "pg";
-import { beginStatement, type Database, type Queryable } from "./database.ts";
+import { runTransaction, type Database, type Queryable } from "./database.ts";
 
 export interface PostgresOptions {
   /** postgres://user:password@host:port/database, the role PostgREST logs in as (authenticator). */
@@ -32,15 +32,7 @@ export function connectPostgres({ url, poolSize = 10 }: PostgresOptions): Databa
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        await client.query(beginStatement(options));
-        try {
-          const result = await work(on(client));
-          await client.query("commit");
-          return result;
-        } catch (error) {
-          await client.query("rollback").catch((rollbackError: Error) => (broken = rollbackError));
-          throw error;
-        }
+        return await runTransaction(on(client), work, options, (error) => (broken = error as Error));
       } finally {
         // A connection that could not even roll back is closed rather than reused.
         client.release(broken);
