@@ -2,24 +2,22 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { defineConfig, envField } from "astro/config";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
-import { loadEnv } from "vite";
-
-// The local defaults are the Supabase CLI's, so a build works against `supabase start`
-// and against the embedded backend (`server/`) without any configuration.
-const LOCAL_SUPABASE_URL = "http://127.0.0.1:54321";
-const LOCAL_SUPABASE_PUBLISHABLE_KEY = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
-
-const ROOT = fileURLToPath(new URL(".", import.meta.url));
+import { LOCAL_PUBLISHABLE_KEY } from "./server/backend/keys.ts";
+import { readEnvironment, supabaseUrl } from "./server/environment.ts";
 
 /** The environment as astro:env reads it: the process's own variables, then `.env` files. */
-const env = loadEnv(process.env.NODE_ENV ?? "production", ROOT, "");
+const env = readEnvironment();
+
+// The local defaults are the Supabase CLI's, so a build works against `supabase start` and
+// against the embedded backend (`server/`) without any configuration; the URL follows
+// SUPABASE_API_PORT, where `npm start` runs that backend.
+const SUPABASE_URL = supabaseUrl(env);
 
 /** Where the page may send sign-ups. */
-const supabaseOrigin = new URL(env.PUBLIC_SUPABASE_URL ?? LOCAL_SUPABASE_URL).origin;
+const supabaseOrigin = new URL(SUPABASE_URL).origin;
 
 /**
  * sonner injects its stylesheet at run time, as a <style> element holding the text it passes to
@@ -78,14 +76,14 @@ export default defineConfig({
         context: "client",
         access: "public",
         url: true,
-        default: LOCAL_SUPABASE_URL,
+        default: SUPABASE_URL,
       }),
       // A publishable key (sb_publishable_…) or, on projects that still have one, the legacy
       // anon JWT: both act as the `anon` role.
       PUBLIC_SUPABASE_PUBLISHABLE_KEY: envField.string({
         context: "client",
         access: "public",
-        default: LOCAL_SUPABASE_PUBLISHABLE_KEY,
+        default: LOCAL_PUBLISHABLE_KEY,
       }),
     },
   },

@@ -1,39 +1,54 @@
-// Where things run locally, read once from the environment (and `.env`, when present).
-import { existsSync, readFileSync } from "node:fs";
+// Where things run locally, read once from the environment and the `.env` files
+// (server/environment.ts, which the build reads too).
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Database } from "./backend/database/database.ts";
 import { DataDirLockedError } from "./backend/database/data-dir-lock.ts";
 import { openPGlite } from "./backend/database/pglite.ts";
 import { connectPostgres } from "./backend/database/postgres.ts";
 import { startBackend, type Backend } from "./backend/index.ts";
+import {
+  apiPort,
+  ConfigurationError,
+  port,
+  readEnvironment,
+  supabaseUrl,
+  usesLocalBackend,
+} from "./environment.ts";
 
-if (existsSync(".env")) process.loadEnvFile(".env");
+const env = readEnvironment();
 
-export const SITE_PORT = Number(process.env.PORT ?? 4321);
+/** Runs `read` on the settings; a setting that makes no sense is reported, and the process exits. */
+function setting<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    console.error(`\n  ${error.message.replaceAll("\n", "\n  ")}\n`);
+    process.exit(1);
+  }
+}
+
+export const SITE_PORT = setting(() => port(env, "PORT", 4321));
+
+/** Where the site is served: this machine only, unless HOST says otherwise (0.0.0.0, say). */
+export const SITE_HOST = env.HOST ?? "127.0.0.1";
 
 /** Where the embedded backend answers: the Supabase CLI's API port unless told otherwise. */
-const API_PORT = Number(process.env.SUPABASE_API_PORT ?? 54321);
+const API_PORT = setting(() => apiPort(env));
+
+/** Where the site's build sends sign-ups. */
+const SUPABASE_URL = setting(() => supabaseUrl(env));
 
 /** A PostgreSQL server for the endpoint to use instead of PGlite (its schema already migrated). */
-const DB_URL = process.env.SUPABASE_DB_URL;
+const DB_URL = env.SUPABASE_DB_URL;
 
 /** Where PGlite keeps its data; `memory://` (PGlite's spelling) keeps it in memory. */
-const DATA_DIR = process.env.SUPABASE_DATA_DIR ?? ".data";
+const DATA_DIR = env.SUPABASE_DATA_DIR ?? ".data";
 const IN_MEMORY = DATA_DIR === "memory://";
 
 /** SQL run once when PGlite creates its database, as Supabase runs supabase/seed.sql. */
-const SEED_FILE = process.env.SUPABASE_SEED_FILE;
-
-/**
- * False when the site is configured for a Supabase project elsewhere; otherwise the embedded
- * backend stands in for the Supabase CLI's local stack, on its address.
- */
-function usesLocalBackend(): boolean {
-  const url = process.env.PUBLIC_SUPABASE_URL;
-  if (!url) return true;
-  const { hostname, port } = new URL(url);
-  return ["127.0.0.1", "localhost", "[::1]"].includes(hostname) && Number(port) === API_PORT;
-}
+const SEED_FILE = env.SUPABASE_SEED_FILE;
 
 function openDatabase(): Promise<Database> {
   if (DB_URL) return Promise.resolve(connectPostgres({ url: DB_URL }));
@@ -64,7 +79,7 @@ export async function startEmbeddedBackend(): Promise<Backend> {
 
 /** Starts the embedded backend unless a real Supabase project is configured. */
 export function startLocalBackend(): Promise<Backend | null> {
-  return usesLocalBackend() ? startEmbeddedBackend() : Promise.resolve(null);
+  return usesLocalBackend(env) ? startEmbeddedBackend() : Promise.resolve(null);
 }
 
 function describeData(): string {
@@ -75,5 +90,5 @@ function describeData(): string {
 export function describeApi(backend: Backend | null): string {
   return backend
     ? `  API:   ${backend.url}  (embedded Supabase backend)\n  Data:  ${describeData()}`
-    : `  API:   ${process.env.PUBLIC_SUPABASE_URL}  (configured Supabase project)`;
+    : `  API:   ${SUPABASE_URL}  (configured Supabase project)`;
 }

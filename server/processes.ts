@@ -1,12 +1,14 @@
 // Running package CLIs with the same Node that runs us, and stopping cleanly on Ctrl-C.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 /** The file of a package's command, read from its package.json `bin`. */
 export function packageBin(name: string): string {
-  const manifest = fileURLToPath(import.meta.resolve(`${name}/package.json`));
+  // require.resolve rather than import.meta.resolve, which Vite's module runner (a Vitest
+  // global set-up) lacks.
+  const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
   const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: string | Record<string, string> };
   const file = typeof bin === "string" ? bin : Object.values(bin)[0]!;
   return join(dirname(manifest), file);

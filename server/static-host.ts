@@ -2,12 +2,11 @@
 // headers of the build's `_headers` file, and answering any unknown path with 404.html and
 // status 404.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { headersFor, parseHeadersFile } from "./headers-file.ts";
+import { headersFor, parseHeadersFile, type HeaderRule } from "./headers-file.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -60,25 +59,35 @@ export interface StaticHostOptions {
 }
 
 export function createStaticHost({ root }: StaticHostOptions) {
-  // The build does not change while it is served, so each file is read and compressed once.
-  const cache = new Map<string, Promise<Variant | null>>();
+  // Each file is read and compressed once, and again only when a new build has replaced it.
+  const cache = new Map<string, { stamp: string; variant: Promise<Variant | null> }>();
   const headersFile = join(root, HEADERS_FILE);
-  const rules = existsSync(headersFile) ? parseHeadersFile(readFileSync(headersFile, "utf8")) : [];
+  let headers: { stamp: string | null; rules: HeaderRule[] } = { stamp: null, rules: [] };
 
-  function variant(file: string, encoding: Encoding): Promise<Variant | null> {
-    const key = `${encoding}:${file}`;
+  function variant(file: Found, encoding: Encoding): Promise<Variant | null> {
+    const key = `${encoding}:${file.path}`;
     let entry = cache.get(key);
-    if (!entry) {
-      entry = readVariant(file, encoding);
+    if (entry?.stamp !== file.stamp) {
+      entry = { stamp: file.stamp, variant: readVariant(file.path, encoding) };
       cache.set(key, entry);
     }
-    return entry;
+    return entry.variant;
+  }
+
+  /** The rules of the build's `_headers`, read anew whenever the file changes (or appears). */
+  async function headerRules(): Promise<HeaderRule[]> {
+    const stamp = await fileStamp(headersFile);
+    if (stamp !== headers.stamp) {
+      const text = stamp === null ? "" : await readFile(headersFile, "utf8").catch(() => "");
+      headers = { stamp, rules: parseHeadersFile(text) };
+    }
+    return headers.rules;
   }
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const pathname = safePathname(req.url ?? "/");
     // Every answer carries them, a 404 or a 405 too.
-    const ruled = headersFor(rules, pathname ?? "/");
+    const ruled = headersFor(await headerRules(), pathname ?? "/");
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { ...ruled, Allow: "GET, HEAD" }).end();
       return 405;
@@ -86,10 +95,10 @@ export function createStaticHost({ root }: StaticHostOptions) {
     const found =
       pathname === null || pathname === `/${HEADERS_FILE}` ? null : await resolveFile(root, pathname);
     const status = found ? 200 : 404;
-    const file = found ?? join(root, "404.html");
-    const ext = extname(file);
+    const file = found ?? (await resolveFile(root, "/404.html"));
+    const ext = extname(file?.path ?? "");
     const encoding = COMPRESSIBLE.has(ext) ? negotiate(req.headers["accept-encoding"]) : "identity";
-    const body = await variant(file, encoding);
+    const body = file && (await variant(file, encoding));
     if (!body) {
       res.writeHead(404, { ...ruled, "Content-Type": "text/plain; charset=utf-8" }).end("Not found");
       return 404;
@@ -118,6 +127,17 @@ export function createStaticHost({ root }: StaticHostOptions) {
   };
 }
 
+/** A built file, and its stamp: its modification time and size, which a rebuild changes. */
+interface Found {
+  path: string;
+  stamp: string;
+}
+
+async function fileStamp(path: string): Promise<string | null> {
+  const info = await stat(path).catch(() => null);
+  return info?.isFile() ? `${info.mtimeMs}:${info.size}` : null;
+}
+
 /** The decoded path, or null when it tries to leave the site's folder. */
 function safePathname(url: string): string | null {
   let pathname: string;
@@ -132,13 +152,13 @@ function safePathname(url: string): string | null {
 }
 
 /** Maps a URL path onto a built file: `/` → index.html, `/about` → about.html or about/index.html. */
-async function resolveFile(root: string, pathname: string): Promise<string | null> {
+async function resolveFile(root: string, pathname: string): Promise<Found | null> {
   const candidates = pathname.endsWith("/")
     ? [join(root, pathname, "index.html")]
     : [join(root, pathname), join(root, `${pathname}.html`), join(root, pathname, "index.html")];
-  for (const candidate of candidates) {
-    const info = await stat(candidate).catch(() => null);
-    if (info?.isFile()) return candidate;
+  for (const path of candidates) {
+    const stamp = await fileStamp(path);
+    if (stamp !== null) return { path, stamp };
   }
   return null;
 }

@@ -43,6 +43,7 @@ async function startBackendProcess(dataDir: string, extraNodeFlags: string[] = [
       ...process.env,
       SUPABASE_DATA_DIR: dataDir,
       SUPABASE_API_PORT: String(port),
+      PUBLIC_SUPABASE_URL: `http://127.0.0.1:${port}`,
       SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
     },
     stdio: ["ignore", "pipe", "pipe"],

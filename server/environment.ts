@@ -1,0 +1,97 @@
+// The project's settings as every command reads them: the process's own environment first, then
+// the `.env` files Astro reads (`.env`, `.env.local`, `.env.<mode>`, `.env.<mode>.local`). The
+// build (astro.config.mjs) and the local commands (server/) both read them here, so they always
+// agree on where the site sends its sign-ups. An empty value counts as unset, so a variable in
+// `.env` can be switched off from the command line (`SUPABASE_DB_URL= npm start`).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseEnv } from "node:util";
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** The Supabase CLI's API port, where the embedded backend answers unless told otherwise. */
+export const DEFAULT_API_PORT = 54321;
+
+/** The addresses that mean "this machine". */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+export class ConfigurationError extends Error {}
+
+/** The settings: the process's environment over the `.env` files, later files over earlier ones. */
+export function readEnvironment(mode = process.env.NODE_ENV ?? "production"): Environment {
+  // Vite's order (its loadEnv), which Astro follows; read here without loading Vite, which the
+  // server processes do not otherwise need.
+  const files = [".env", ".env.local", `.env.${mode}`, `.env.${mode}.local`];
+  const fromFiles = files.map((file) => {
+    try {
+      return parseEnv(readFileSync(join(ROOT, file), "utf8"));
+    } catch {
+      return {};
+    }
+  });
+  const env = Object.assign({}, ...fromFiles, process.env) as Record<string, string | undefined>;
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
+}
+
+/** Where the embedded backend answers: SUPABASE_API_PORT, else the Supabase CLI's port. */
+export function apiPort(env: Environment): number {
+  return port(env, "SUPABASE_API_PORT", DEFAULT_API_PORT);
+}
+
+/** The embedded backend's address, as the site's build must name it. */
+export function localSupabaseUrl(env: Environment): string {
+  return `http://127.0.0.1:${apiPort(env)}`;
+}
+
+/**
+ * Where the site sends sign-ups: PUBLIC_SUPABASE_URL, else the embedded backend. An address on
+ * this machine that names another port than SUPABASE_API_PORT is refused when both are set: the
+ * build would send sign-ups to whatever answers there while the backend listens elsewhere.
+ */
+export function supabaseUrl(env: Environment): string {
+  const configured = env.PUBLIC_SUPABASE_URL;
+  if (configured === undefined) return localSupabaseUrl(env);
+  const url = parseUrl(configured, "PUBLIC_SUPABASE_URL");
+  if (env.SUPABASE_API_PORT !== undefined && isLoopback(url) && urlPort(url) !== apiPort(env)) {
+    throw new ConfigurationError(
+      `PUBLIC_SUPABASE_URL (${configured}) and SUPABASE_API_PORT (${env.SUPABASE_API_PORT}) disagree: ` +
+        "the site would send sign-ups to another port than the embedded backend answers on.\n" +
+        "Set them to the same port, or leave PUBLIC_SUPABASE_URL out: it then follows SUPABASE_API_PORT.",
+    );
+  }
+  return configured;
+}
+
+/** Whether the site's Supabase is the embedded backend (not a project elsewhere). */
+export function usesLocalBackend(env: Environment): boolean {
+  const url = new URL(supabaseUrl(env));
+  return isLoopback(url) && urlPort(url) === apiPort(env);
+}
+
+/** A port number from a variable, or its default; anything else is refused by name. */
+export function port(env: Environment, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) {
+    throw new ConfigurationError(`${name} must be a port number (0–65535), not ${JSON.stringify(value)}.`);
+  }
+  return number;
+}
+
+function parseUrl(value: string, name: string): URL {
+  try {
+    return new URL(value);
+  } catch {
+    throw new ConfigurationError(
+      `${name} must be a URL such as https://<project-ref>.supabase.co, not ${JSON.stringify(value)}.`,
+    );
+  }
+}
+
+const isLoopback = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);
+
+const urlPort = (url: URL) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
