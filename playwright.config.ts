@@ -2,18 +2,23 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "./tests/chromium.ts";
+import { useTestEnvironment } from "./tests/test-environment.ts";
 
-const PORT = Number(process.env.E2E_PORT ?? 4321);
+// Ports, build folder and database of the tests' own, never the developer's; `npm test` has
+// chosen them already and built the site there (E2E_PREBUILT), `npx playwright test` alone
+// chooses them here and builds.
+const { siteUrl, dist } = useTestEnvironment();
 
 export default defineConfig({
   testDir: "tests/e2e",
   outputDir: "test-results",
+  globalTeardown: "./tests/e2e/teardown.ts",
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
   use: {
-    baseURL: `http://localhost:${PORT}`,
+    baseURL: siteUrl,
     trace: "on-first-retry",
     launchOptions: {
       // Debian's Chromium where it is installed (no browser download is possible there);
@@ -24,16 +29,13 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    // The production build served as `npm start` serves it, with the embedded backend.
-    command: `node server/start.ts${process.env.E2E_PREBUILT ? " --no-build" : ""}`,
-    url: `http://localhost:${PORT}`,
-    // An in-memory database: each run starts empty, so no result depends on an earlier run.
-    env: {
-      PORT: String(PORT),
-      SUPABASE_DATA_DIR: "memory://",
-      SUPABASE_SEED_FILE: "tests/lift-sign-up-limits.sql",
-    },
-    reuseExistingServer: !process.env.CI,
+    // The production build served as `npm start` serves it, with the embedded backend in
+    // memory (so each run starts empty), on the tests' own ports. Every setting it reads is in
+    // the environment useTestEnvironment() set, which it inherits.
+    command: `node server/start.ts --dist ${dist}${process.env.E2E_PREBUILT ? " --no-build" : ""}`,
+    url: siteUrl,
+    // Never a server someone else started: its data and its build are not the tests' to touch.
+    reuseExistingServer: false,
     timeout: 120_000,
     stdout: "ignore",
     stderr: "pipe",

@@ -1,6 +1,11 @@
 // @ts-check
 import { defineConfig } from "vitest/config";
 import { postgresTierRuns, TIER_SKIPPED_WARNING } from "./tests/backend/postgres/server.ts";
+import { useTestEnvironment } from "./tests/test-environment.ts";
+
+// Ports, build folder and database of the tests' own, handed down to every worker and every
+// process a test starts (tests/test-environment.ts).
+useTestEnvironment();
 
 /** Backend tests of one engine only: PGlite's data folder and process, and code with no database. */
 const PGLITE_ONLY = [
@@ -58,11 +63,12 @@ export default defineConfig({
           ]
         : []),
       {
-        // The static host `npm start` serves the build with.
+        // The static host `npm start` serves the build with, and the build it serves.
         test: {
           name: "server",
           include: ["tests/server/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["tests/build.setup.ts"],
         },
       },
       {
@@ -79,6 +85,7 @@ export default defineConfig({
           name: "budget",
           include: ["tests/budget/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["tests/build.setup.ts"],
         },
       },
     ],

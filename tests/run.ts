@@ -1,19 +1,23 @@
 // `npm test`: build the site once, then run every suite against that build: units, the
 // embedded backend's contract and the size budget (Vitest), then the browser tests (Playwright).
 // Ends with one line counting every test: "N passed, N failed".
+//
+// Everything runs in a world of its own (tests/test-environment.ts): its own ports, its own
+// build folder, an in-memory database, whatever `.env` says and whatever else is running.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { packageBin } from "../server/processes.ts";
 import { postgresTierRuns, TIER_SKIPPED_WARNING } from "./backend/postgres/server.ts";
+import { endTestEnvironment, useTestEnvironment } from "./test-environment.ts";
 
-const reports = mkdtempSync(join(tmpdir(), "future-awaits-tests-"));
-const vitestReport = join(reports, "vitest.json");
-const playwrightReport = join(reports, "playwright.json");
+const { dist } = useTestEnvironment();
+const runFolder = dirname(dist);
+const vitestReport = join(runFolder, "vitest.json");
+const playwrightReport = join(runFolder, "playwright.json");
 
 const steps: [string, string[], NodeJS.ProcessEnv?][] = [
-  ["build", [packageBin("astro"), "build"]],
+  ["build", [packageBin("astro"), "build", "--outDir", dist]],
   [
     "vitest",
     [
@@ -36,12 +40,14 @@ for (const [name, args, env] of steps) {
   const { status } = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
   if (status !== 0) {
     console.error(`✖ ${name} failed (exit ${status})`);
+    endTestEnvironment();
     process.exit(status ?? 1);
   }
 }
 
 const vitest = JSON.parse(readFileSync(vitestReport, "utf8"));
 const { stats } = JSON.parse(readFileSync(playwrightReport, "utf8"));
+endTestEnvironment();
 const passed = vitest.numPassedTests + stats.expected + stats.flaky;
 const failed = vitest.numFailedTests + stats.unexpected;
 const skipped = vitest.numPendingTests + vitest.numTodoTests + stats.skipped;

@@ -7,21 +7,22 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
 import { openPGlite } from "../../server/backend/database/pglite.ts";
 import { connectPostgres } from "../../server/backend/database/postgres.ts";
 import { startBackend, type Backend } from "../../server/backend/index.ts";
 import { LOCAL_JWT_SECRET } from "../../server/backend/keys.ts";
+import { LIFT_SIGN_UP_LIMITS_FILE } from "../test-environment.ts";
 
 const postgres = inject("postgres");
 
 /** Which engine this test project runs the backend on. */
 export const engine = postgres ? "postgres" : "pglite";
 
+export { LIFT_SIGN_UP_LIMITS_FILE };
+
 /** Lifts the per-address limits, for tests that are not about them (every request is 127.0.0.1's). */
-export const LIFT_SIGN_UP_LIMITS_FILE = fileURLToPath(new URL("../lift-sign-up-limits.sql", import.meta.url));
 const LIFT_SIGN_UP_LIMITS = readFileSync(LIFT_SIGN_UP_LIMITS_FILE, "utf8");
 
 export interface TestDatabase {

@@ -4,10 +4,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, constants } from "node:zlib";
+import { useTestEnvironment } from "../test-environment.ts";
 
-const DIST = join(import.meta.dirname, "../../dist");
+const DIST = useTestEnvironment().dist;
 
-/** One thing a page ships: a file under dist/ (by URL path) or a block inlined in the HTML. */
+/** One thing a page ships: a file of the build (by URL path) or a block inlined in the HTML. */
 export interface Asset {
   name: string;
   content: string;
@@ -15,7 +16,7 @@ export interface Asset {
 
 export function readPage(file: string): string {
   const path = join(DIST, file);
-  if (!existsSync(path)) throw new Error(`No ${file} in dist/: run \`npm run build\` first.`);
+  if (!existsSync(path)) throw new Error(`No ${file} in the build at ${DIST}.`);
   return readFileSync(path, "utf8");
 }
 
@@ -145,6 +146,6 @@ function pathOf(specifier: string, base: string): string {
 /** A file of the build by its URL path; a reference to a missing file is a broken build. */
 function readAsset(url: string): Asset {
   const path = join(DIST, decodeURIComponent(url));
-  if (!existsSync(path)) throw new Error(`The build references ${url}, which is not in dist/.`);
+  if (!existsSync(path)) throw new Error(`The build references ${url}, which is not in the build.`);
   return { name: url, content: readFileSync(path, "utf8") };
 }

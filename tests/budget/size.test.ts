@@ -1,6 +1,6 @@
-// The size budget: what the production build in dist/ ships, in brotli-compressed bytes.
-// Bytes, not time, so it never flakes; a failure lists every file with its size, so it names
-// what grew. Run `npm run build` first (`npm test` does).
+// The size budget: what the production build ships, in brotli-compressed bytes (the tests' own
+// build, tests/build.setup.ts). Bytes, not time, so it never flakes; a failure lists every file
+// with its size, so it names what grew.
 import { describe, expect, test } from "vitest";
 import {
   type Asset,

@@ -4,10 +4,7 @@
 import { expect, test } from "@playwright/test";
 import { LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
 import { normalizeSignUp } from "../../src/lib/early-access.ts";
-import { openLanding } from "./support.ts";
-
-/** The embedded backend `npm start` runs for the tests, on the Supabase CLI's address. */
-const API_URL = "http://127.0.0.1:54321";
+import { API_URL, openLanding } from "./support.ts";
 
 // Each candidate is built around a fresh tag, so that accepted ones never collide.
 const CANDIDATES: Array<[description: string, address: (tag: string) => string]> = [

@@ -3,9 +3,10 @@
 import { expect, type Page, type TestInfo } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { LOCAL_SERVICE_ROLE_KEY } from "../../server/backend/keys.ts";
+import { useTestEnvironment } from "../test-environment.ts";
 
-/** The embedded backend `npm start` runs for the tests, on the Supabase CLI's address. */
-const API_URL = "http://127.0.0.1:54321";
+/** The embedded backend the tests' server runs, on the tests' own port. */
+export const API_URL = useTestEnvironment().apiUrl;
 
 export const SCREENSHOT_DIR = "tests/artifacts/screenshots";
 

@@ -1,6 +1,6 @@
-// The production build in dist/ as `npm start` serves it: the headers of public/_headers on every
-// answer, each page's own Content-Security-Policy, and the calendar file. Run `npm run build`
-// first (`npm test` does).
+// The production build as `npm start` serves it: the headers of public/_headers on every
+// answer, each page's own Content-Security-Policy, and the calendar file, in the tests' own build
+// (tests/build.setup.ts).
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStaticHost } from "../../server/static-host.ts";
 import { elements, readPage, tags } from "../budget/build-graph.ts";
+import { useTestEnvironment } from "../test-environment.ts";
 
-const DIST = join(import.meta.dirname, "../../dist");
+const DIST = useTestEnvironment().dist;
 const PAGES = ["index.html", "404.html"];
 
 let server: Server;

@@ -1,0 +1,85 @@
+// The world every test runs in, and nothing of the developer's: free ports of its own for the
+// site and its backend, a build folder of its own, an in-memory database. Every setting the
+// project reads is set here explicitly, so that a `.env` (which the commands read after the
+// process's own environment) can move nothing, and a running `npm start` is never reused.
+//
+// Chosen once per run, by `npm test` or by whichever of Vitest and Playwright starts first, and
+// handed down through the environment: every process the tests start inherits it.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { LOCAL_PUBLISHABLE_KEY } from "../server/backend/keys.ts";
+
+export interface TestEnvironment {
+  /** Where the site is served: http://127.0.0.1:<free port>. */
+  siteUrl: string;
+  /** Where the embedded backend answers, and the build sends sign-ups. */
+  apiUrl: string;
+  /** The build the tests serve and read. */
+  dist: string;
+}
+
+/** Marks a process whose environment has been set up already (its value: the run's folder). */
+const RUN_FOLDER = "TEST_RUN_FOLDER";
+
+/** The process that chose the run's settings, and so cleans up after the run. */
+const RUN_OWNER = "TEST_RUN_OWNER_PID";
+
+/** Lifts the per-address limits: every browser test signs up from 127.0.0.1. */
+export const LIFT_SIGN_UP_LIMITS_FILE = fileURLToPath(new URL("./lift-sign-up-limits.sql", import.meta.url));
+
+/**
+ * Sets this process's environment up for a test run, once; later calls, in this process or in
+ * any process it starts, return the same settings.
+ */
+export function useTestEnvironment(): TestEnvironment {
+  if (!process.env[RUN_FOLDER]) {
+    const folder = mkdtempSync(join(tmpdir(), "future-awaits-tests-"));
+    const [sitePort, apiPort] = freePorts(2);
+    Object.assign(process.env, {
+      [RUN_FOLDER]: folder,
+      [RUN_OWNER]: String(process.pid),
+      PORT: String(sitePort),
+      HOST: "127.0.0.1",
+      SITE_URL: `http://127.0.0.1:${sitePort}`,
+      SUPABASE_API_PORT: String(apiPort),
+      PUBLIC_SUPABASE_URL: `http://127.0.0.1:${apiPort}`,
+      PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_PUBLISHABLE_KEY,
+      SUPABASE_DATA_DIR: "memory://",
+      SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
+      // Empty counts as unset (server/environment.ts), and overrides whatever `.env` says.
+      SUPABASE_DB_URL: "",
+    });
+  }
+  return {
+    siteUrl: process.env.SITE_URL!,
+    apiUrl: process.env.PUBLIC_SUPABASE_URL!,
+    dist: join(process.env[RUN_FOLDER]!, "dist"),
+  };
+}
+
+/** Removes the run's folder (its build, its reports), if this process made it. */
+export function endTestEnvironment(): void {
+  const folder = process.env[RUN_FOLDER];
+  if (folder && process.env[RUN_OWNER] === String(process.pid))
+    rmSync(folder, { recursive: true, force: true });
+}
+
+/**
+ * Ports that nothing listens on now, found synchronously (the configs that need them are read
+ * synchronously) by a child that binds port 0 and reports what it got.
+ */
+function freePorts(count: number): number[] {
+  const script = `
+    const net = require("node:net");
+    const servers = Array.from({ length: ${count} }, () => net.createServer());
+    Promise.all(servers.map((s) => new Promise((ok) => s.listen(0, "127.0.0.1", ok)))).then(() => {
+      console.log(servers.map((s) => s.address().port).join(" "));
+      servers.forEach((s) => s.close());
+    });`;
+  const { stdout, status } = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  if (status !== 0) throw new Error("Could not find free ports for the tests");
+  return stdout.trim().split(" ").map(Number);
+}
