@@ -159,3 +159,46 @@ describe("methods", () => {
     expect(response.headers["allow"]).toBe("GET, HEAD");
   });
 });
+
+describe("a build made while the host runs", () => {
+  // `npm start` starts its host before it builds, and `npm run build` may rebuild under a running
+  // `npm run preview`: what is served must be the build as it is now.
+  let root: string;
+  let served: Server;
+  let at: string;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "static-host-rebuilt-"));
+    const host = createStaticHost({ root });
+    served = createServer((req, res) => void host(req, res));
+    await new Promise<void>((listening) => served.listen(0, "127.0.0.1", listening));
+    at = `http://127.0.0.1:${(served.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise((closed) => served.close(closed)));
+
+  it("applies a _headers written after the host started, and its later changes", async () => {
+    // Before the build: an empty folder, nothing to apply yet.
+    expect((await fetch(`${at}/`)).headers.get("x-frame-options")).toBeNull();
+
+    writeFileSync(join(root, "index.html"), INDEX);
+    writeFileSync(join(root, "_headers"), "/*\n  X-Frame-Options: DENY\n");
+    expect((await fetch(`${at}/`)).headers.get("x-frame-options")).toBe("DENY");
+
+    writeFileSync(join(root, "_headers"), "/*\n  X-Frame-Options: SAMEORIGIN\n  X-Robots-Tag: none\n");
+    const { headers } = await fetch(`${at}/`);
+    expect(headers.get("x-frame-options")).toBe("SAMEORIGIN");
+    expect(headers.get("x-robots-tag")).toBe("none");
+  });
+
+  it("serves a page a rebuild replaced, with a new ETag", async () => {
+    writeFileSync(join(root, "index.html"), "<p>first build</p>");
+    const first = await fetch(`${at}/`);
+    expect(await first.text()).toBe("<p>first build</p>");
+
+    writeFileSync(join(root, "index.html"), "<p>second build, longer</p>");
+    const second = await fetch(`${at}/`);
+    expect(await second.text()).toBe("<p>second build, longer</p>");
+    expect(second.headers.get("etag")).not.toBe(first.headers.get("etag"));
+  });
+});
