@@ -72,6 +72,14 @@ export default defineConfig({
         },
       },
       {
+        // The tests leave a developer's running `npm start` alone: its data, its build, its ports.
+        test: {
+          name: "isolation",
+          include: ["tests/isolation/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
         // What `npm ci` installs: every platform's native binaries are in the lock.
         test: {
           name: "install",

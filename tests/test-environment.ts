@@ -35,29 +35,44 @@ export const LIFT_SIGN_UP_LIMITS_FILE = fileURLToPath(new URL("./lift-sign-up-li
  * any process it starts, return the same settings.
  */
 export function useTestEnvironment(): TestEnvironment {
-  if (!process.env[RUN_FOLDER]) {
-    const folder = mkdtempSync(join(tmpdir(), "future-awaits-tests-"));
-    const [sitePort, apiPort] = freePorts(2);
-    Object.assign(process.env, {
-      [RUN_FOLDER]: folder,
-      [RUN_OWNER]: String(process.pid),
-      PORT: String(sitePort),
-      HOST: "127.0.0.1",
-      SITE_URL: `http://127.0.0.1:${sitePort}`,
-      SUPABASE_API_PORT: String(apiPort),
-      PUBLIC_SUPABASE_URL: `http://127.0.0.1:${apiPort}`,
-      PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_PUBLISHABLE_KEY,
-      SUPABASE_DATA_DIR: "memory://",
-      SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
-      // Empty counts as unset (server/environment.ts), and overrides whatever `.env` says.
-      SUPABASE_DB_URL: "",
-    });
-  }
+  if (!process.env[RUN_FOLDER]) Object.assign(process.env, chooseTestEnvironment());
   return {
     siteUrl: process.env.SITE_URL!,
     apiUrl: process.env.PUBLIC_SUPABASE_URL!,
     dist: join(process.env[RUN_FOLDER]!, "dist"),
   };
+}
+
+function chooseTestEnvironment(): Record<string, string> {
+  const [sitePort, apiPort] = freePorts(2) as [number, number];
+  return settings(mkdtempSync(join(tmpdir(), "future-awaits-tests-")), sitePort, apiPort);
+}
+
+/** Every variable a test run sets: each setting the project reads, and the run's own markers. */
+function settings(folder: string, sitePort: number, apiPort: number): Record<string, string> {
+  return {
+    [RUN_FOLDER]: folder,
+    [RUN_OWNER]: String(process.pid),
+    PORT: String(sitePort),
+    HOST: "127.0.0.1",
+    SITE_URL: `http://127.0.0.1:${sitePort}`,
+    SUPABASE_API_PORT: String(apiPort),
+    PUBLIC_SUPABASE_URL: `http://127.0.0.1:${apiPort}`,
+    PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_PUBLISHABLE_KEY,
+    SUPABASE_DATA_DIR: "memory://",
+    SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
+    // Empty counts as unset (server/environment.ts), and overrides whatever `.env` says.
+    SUPABASE_DB_URL: "",
+  };
+}
+
+/**
+ * `env` without anything useTestEnvironment() set: what a developer's own command would see,
+ * for tests that run one (which then reads `.env`, or chooses a test run of its own).
+ */
+export function withoutTestEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const set = new Set(Object.keys(settings("", 0, 0)));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !set.has(name)));
 }
 
 /** Removes the run's folder (its build, its reports), if this process made it. */
@@ -71,7 +86,7 @@ export function endTestEnvironment(): void {
  * Ports that nothing listens on now, found synchronously (the configs that need them are read
  * synchronously) by a child that binds port 0 and reports what it got.
  */
-function freePorts(count: number): number[] {
+export function freePorts(count: number): number[] {
   const script = `
     const net = require("node:net");
     const servers = Array.from({ length: ${count} }, () => net.createServer());

@@ -1,0 +1,151 @@
+// The tests leave a developer's running site alone. A copy of the project gets a `.env` that
+// moves every port, as the README shows, and `npm start` runs there as a developer would run it
+// (its first start: no build yet). Then the copy's own browser tests and build-reading tests run
+// beside it, as `npx playwright test` and `npx vitest` would. The running instance must keep
+// its sign-ups and its build exactly as they were, and keep answering; the tests must pass.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../server/backend/keys.ts";
+import { packageBin } from "../../server/processes.ts";
+import { npmScriptArgs } from "../npm-script.ts";
+import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
+
+const PROJECT = resolve(import.meta.dirname, "../..");
+const copy = mkdtempSync(join(tmpdir(), "future-awaits-bystander-"));
+const [sitePort, apiPort] = freePorts(2) as [number, number];
+const site = `http://127.0.0.1:${sitePort}`;
+const api = `http://127.0.0.1:${apiPort}`;
+
+/** What the developer's own commands see: no test settings, only the copy's `.env`. */
+const developerEnv = { ...withoutTestEnvironment(process.env), NODE_ENV: "production" };
+
+let stopInstance: () => Promise<void>;
+
+/** The project's files as git sees them (tracked, or new and not ignored), and its installed packages. */
+function copyProject(): void {
+  const { stdout } = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: PROJECT,
+    encoding: "utf8",
+  });
+  for (const file of stdout.split("\0").filter(Boolean)) {
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    cpSync(join(PROJECT, file), join(copy, file), { errorOnExist: false });
+  }
+  symlinkSync(join(PROJECT, "node_modules"), join(copy, "node_modules"), "dir");
+}
+
+beforeAll(async () => {
+  copyProject();
+  // The README's way of moving everything: PORT and SUPABASE_API_PORT (the build follows it).
+  writeFileSync(join(copy, ".env"), `PORT=${sitePort}\nSUPABASE_API_PORT=${apiPort}\n`);
+
+  const instance = spawn(process.execPath, npmScriptArgs("start"), {
+    cwd: copy,
+    env: developerEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise((resolve) => instance.on("exit", resolve));
+  await new Promise<void>((ready, failed) => {
+    const read = (chunk: Buffer) => (output += chunk) && output.includes("Site:") && ready();
+    instance.stdout.on("data", read);
+    instance.stderr.on("data", read);
+    void exited.then(() => failed(new Error(`npm start exited:\n${output}`)));
+  });
+  stopInstance = async () => {
+    instance.kill("SIGINT");
+    await exited;
+  };
+}, 180_000);
+
+afterAll(async () => {
+  await stopInstance?.();
+  rmSync(copy, { recursive: true, force: true });
+});
+
+const signUp = (email: string) =>
+  fetch(`${api}/rest/v1/early_access`, {
+    method: "POST",
+    headers: { apikey: LOCAL_PUBLISHABLE_KEY, "content-type": "application/json" },
+    body: JSON.stringify({ email }),
+  });
+
+async function storedEmails(): Promise<string[]> {
+  const response = await fetch(`${api}/rest/v1/early_access?select=email`, {
+    headers: { apikey: LOCAL_SECRET_KEY },
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as Array<{ email: string }>).map(({ email }) => email).sort();
+}
+
+/** Every file of the instance's build, with a hash of its content. */
+function buildFingerprint(): Record<string, string> {
+  const dist = join(copy, "dist");
+  return Object.fromEntries(
+    readdirSync(dist, { recursive: true, encoding: "utf8" })
+      .sort()
+      .flatMap((file) => {
+        try {
+          return [
+            [
+              file,
+              createHash("sha256")
+                .update(readFileSync(join(dist, file)))
+                .digest("hex"),
+            ],
+          ];
+        } catch {
+          return []; // a folder
+        }
+      }),
+  );
+}
+
+/**
+ * Runs one of the copy's test commands as a developer would, beside the running instance (in
+ * the background: this process keeps talking to the instance meanwhile).
+ */
+async function runInCopy(args: string[]): Promise<{ status: number | null; output: string }> {
+  const child = spawn(process.execPath, args, { cwd: copy, env: { ...developerEnv, CI: "" } });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+  const status = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { status, output };
+}
+
+it("a first `npm start` serves its own build, with the security headers, on the ports .env gives", async () => {
+  const response = await fetch(site);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("x-frame-options")).toBe("DENY");
+  // Only SUPABASE_API_PORT was moved: the build sends sign-ups there, and its CSP allows that.
+  expect(await response.text()).toContain(`connect-src 'self' ${api}`);
+});
+
+it("the browser tests and the build's tests pass beside it, and leave its sign-ups and build untouched", async () => {
+  expect((await signUp(`developer-${Date.now()}@example.com`)).status).toBe(201);
+  const emails = await storedEmails();
+  const build = buildFingerprint();
+
+  const browser = await runInCopy([packageBin("@playwright/test"), "test", "tests/e2e/signup.spec.ts"]);
+  expect(browser.status, browser.output).toBe(0);
+  const built = await runInCopy([packageBin("vitest"), "run", "--project", "budget"]);
+  expect(built.status, built.output).toBe(0);
+
+  expect(await storedEmails()).toEqual(emails);
+  expect(buildFingerprint()).toEqual(build);
+  expect((await fetch(site)).status).toBe(200);
+}, 480_000);
