@@ -12,7 +12,6 @@ const { siteUrl, dist } = useTestEnvironment();
 export default defineConfig({
   testDir: "tests/e2e",
   outputDir: "test-results",
-  globalTeardown: "./tests/e2e/teardown.ts",
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,

@@ -5,12 +5,12 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { exited, packageBin } from "../server/processes.ts";
-import { endTestEnvironment, useTestEnvironment } from "./test-environment.ts";
+import { useTestEnvironment } from "./test-environment.ts";
 
 const BUILD = Symbol.for("future-awaits.tests.build");
 const shared = globalThis as { [BUILD]?: Promise<void> };
 
-export default async function setup(): Promise<() => void> {
+export default async function setup(): Promise<void> {
   const { dist } = useTestEnvironment();
   shared[BUILD] ??= (async () => {
     if (existsSync(join(dist, "index.html"))) return;
@@ -23,6 +23,4 @@ export default async function setup(): Promise<() => void> {
     if (code !== 0) throw new Error(`The tests' build failed (exit ${code}).`);
   })();
   await shared[BUILD];
-  // Run alone (`npx vitest`), Vitest chose the run's folder: it goes when the run ends.
-  return endTestEnvironment;
 }

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { packageBin } from "../server/processes.ts";
 import { postgresTierRuns, TIER_SKIPPED_WARNING } from "./backend/postgres/server.ts";
-import { endTestEnvironment, useTestEnvironment } from "./test-environment.ts";
+import { useTestEnvironment } from "./test-environment.ts";
 
 const { dist } = useTestEnvironment();
 const runFolder = dirname(dist);
@@ -40,14 +40,12 @@ for (const [name, args, env] of steps) {
   const { status } = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
   if (status !== 0) {
     console.error(`✖ ${name} failed (exit ${status})`);
-    endTestEnvironment();
     process.exit(status ?? 1);
   }
 }
 
 const vitest = JSON.parse(readFileSync(vitestReport, "utf8"));
 const { stats } = JSON.parse(readFileSync(playwrightReport, "utf8"));
-endTestEnvironment();
 const passed = vitest.numPassedTests + stats.expected + stats.flaky;
 const failed = vitest.numFailedTests + stats.unexpected;
 const skipped = vitest.numPendingTests + vitest.numTodoTests + stats.skipped;

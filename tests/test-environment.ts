@@ -24,9 +24,6 @@ export interface TestEnvironment {
 /** Marks a process whose environment has been set up already (its value: the run's folder). */
 const RUN_FOLDER = "TEST_RUN_FOLDER";
 
-/** The process that chose the run's settings, and so cleans up after the run. */
-const RUN_OWNER = "TEST_RUN_OWNER_PID";
-
 /** Lifts the per-address limits: every browser test signs up from 127.0.0.1. */
 export const LIFT_SIGN_UP_LIMITS_FILE = fileURLToPath(new URL("./lift-sign-up-limits.sql", import.meta.url));
 
@@ -45,14 +42,16 @@ export function useTestEnvironment(): TestEnvironment {
 
 function chooseTestEnvironment(): Record<string, string> {
   const [sitePort, apiPort] = freePorts(2) as [number, number];
-  return settings(mkdtempSync(join(tmpdir(), "future-awaits-tests-")), sitePort, apiPort);
+  const folder = mkdtempSync(join(tmpdir(), "future-awaits-tests-"));
+  // The process that chose the run's folder removes it (its build, its reports) when it exits.
+  process.on("exit", () => rmSync(folder, { recursive: true, force: true }));
+  return settings(folder, sitePort, apiPort);
 }
 
 /** Every variable a test run sets: each setting the project reads, and the run's own markers. */
 function settings(folder: string, sitePort: number, apiPort: number): Record<string, string> {
   return {
     [RUN_FOLDER]: folder,
-    [RUN_OWNER]: String(process.pid),
     PORT: String(sitePort),
     HOST: "127.0.0.1",
     SITE_URL: `http://127.0.0.1:${sitePort}`,
@@ -73,13 +72,6 @@ function settings(folder: string, sitePort: number, apiPort: number): Record<str
 export function withoutTestEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const set = new Set(Object.keys(settings("", 0, 0)));
   return Object.fromEntries(Object.entries(env).filter(([name]) => !set.has(name)));
-}
-
-/** Removes the run's folder (its build, its reports), if this process made it. */
-export function endTestEnvironment(): void {
-  const folder = process.env[RUN_FOLDER];
-  if (folder && process.env[RUN_OWNER] === String(process.pid))
-    rmSync(folder, { recursive: true, force: true });
 }
 
 /**
