@@ -2,7 +2,7 @@
 
 /** What the pages, the calendar event and the social image say about the launch. */
 export interface Launch {
-  /** ISO 8601 in UTC, without milliseconds: "2028-01-01T00:00:00Z". Plain text, for islands. */
+  /** ISO 8601 in UTC, "2028-01-01T00:00:00Z" (milliseconds only when there are any): text, for islands. */
   at: string;
   /** The year in UTC: "2028". */
   year: string;
@@ -10,22 +10,22 @@ export interface Launch {
   utc: string;
 }
 
-// A date and a time with its offset; seconds and fractions optional.
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+// A date and a time of day with its offset (Z for UTC); seconds and their fraction optional.
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/;
 
 /**
- * The launch as written in the content file: YAML reads an unquoted 2028-01-01T00:00:00Z (or a
- * bare date, as midnight UTC) as a date, and a quoted one as text, which must then name its
- * offset. Anything else is null.
+ * The launch as written in the content file, "2028-01-01T00:00:00Z": an ISO 8601 date and time
+ * with its offset, on a day the calendar has (JavaScript would read February 30 as March 1).
+ * Anything else is null.
  */
 export function parseInstant(value: unknown): Date | null {
-  const instant =
-    value instanceof Date
-      ? value
-      : typeof value === "string" && ISO_INSTANT.test(value)
-        ? new Date(value)
-        : null;
-  return instant && !Number.isNaN(instant.getTime()) ? instant : null;
+  const match = typeof value === "string" ? ISO_INSTANT.exec(value) : null;
+  if (!match) return null;
+  const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
+  const calendarDay = new Date(Date.UTC(year, month - 1, day));
+  if (calendarDay.getUTCMonth() !== month - 1 || calendarDay.getUTCDate() !== day) return null;
+  return new Date(value as string);
 }
 
 const UTC_DATE = new Intl.DateTimeFormat("en-US", {
