@@ -72,6 +72,15 @@ export default defineConfig({
         },
       },
       {
+        // deploy/nginx.conf in a real nginx, serving the tests' own build.
+        test: {
+          name: "deploy",
+          include: ["tests/deploy/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["tests/build.setup.ts"],
+        },
+      },
+      {
         // An editor's change to the content file, built in a copy of the project, against the
         // tests' own build of this one.
         test: {
