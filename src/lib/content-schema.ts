@@ -52,6 +52,7 @@ const contentFile = z.strictObject({
     badge: text(),
     headline: text(),
     tagline: text(),
+    countdownHeading: text(),
     countdown: z.strictObject({ days: text(), hours: text(), minutes: text(), seconds: text() }),
     launchLine: lineWithDate(),
     addToCalendar: text(),

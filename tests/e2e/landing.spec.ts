@@ -16,6 +16,8 @@ test("shows every element of the landing page", async ({ page }, testInfo) => {
   await expect(page.getByRole("heading", { level: 1, name: landing.headline })).toBeVisible();
   await expect(page.getByText(landing.tagline)).toBeVisible();
   await expect(page.getByText(launch.year, { exact: true })).toBeVisible();
+  // Screen readers meet the countdown under its own heading.
+  await expect(page.getByRole("heading", { level: 2, name: landing.countdownHeading })).toBeAttached();
   for (const unit of Object.values(landing.countdown)) {
     await expect(page.getByText(unit, { exact: true })).toBeVisible();
   }
