@@ -6,7 +6,7 @@ import { defineConfig, envField } from "astro/config";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import { LOCAL_PUBLISHABLE_KEY } from "./server/backend/keys.ts";
-import { readEnvironment, supabaseUrl } from "./server/environment.ts";
+import { readEnvironment, siteUrl, supabaseUrl } from "./server/environment.ts";
 
 /** The environment as astro:env reads it: the process's own variables, then `.env` files. */
 const env = readEnvironment();
@@ -34,6 +34,20 @@ function sonnerStyleHash() {
   return /** @type {const} */ (`sha256-${createHash("sha256").update(css).digest("base64")}`);
 }
 
+/**
+ * The site's public address (`site`): SITE_URL, which a build for a Supabase project elsewhere
+ * must be given (server/environment.ts says so and stops it); a hook, to know it is a build.
+ */
+/** @type {import("astro").AstroIntegration} */
+const siteAddress = {
+  name: "site-address",
+  hooks: {
+    "astro:config:setup": ({ command, updateConfig }) => {
+      updateConfig({ site: siteUrl(env, { building: command === "build" }) });
+    },
+  },
+};
+
 /** The site's own client directives, `client:painted` and `client:form` (src/directives/). */
 /** @type {import("astro").AstroIntegration} */
 const clientDirectives = {
@@ -47,8 +61,7 @@ const clientDirectives = {
 };
 
 export default defineConfig({
-  site: env.SITE_URL ?? "http://localhost:4321",
-  integrations: [react(), clientDirectives],
+  integrations: [siteAddress, react(), clientDirectives],
   vite: {
     plugins: [tailwindcss()],
   },

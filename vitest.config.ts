@@ -72,6 +72,25 @@ export default defineConfig({
         },
       },
       {
+        // deploy/nginx.conf in a real nginx, serving the tests' own build.
+        test: {
+          name: "deploy",
+          include: ["tests/deploy/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["tests/build.setup.ts"],
+        },
+      },
+      {
+        // An editor's change to the content file, built in a copy of the project, against the
+        // tests' own build of this one.
+        test: {
+          name: "editing",
+          include: ["tests/editing/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["tests/build.setup.ts"],
+        },
+      },
+      {
         // The tests leave a developer's running `npm start` alone: its data, its build, its ports.
         test: {
           name: "isolation",

@@ -15,6 +15,9 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** The Supabase CLI's API port, where the embedded backend answers unless told otherwise. */
 export const DEFAULT_API_PORT = 54321;
 
+/** The site's address on this machine, which a build names when SITE_URL is not set. */
+export const LOCAL_SITE_URL = "http://localhost:4321";
+
 /** The addresses that mean "this machine". */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
@@ -54,7 +57,7 @@ export function localSupabaseUrl(env: Environment): string {
 export function supabaseUrl(env: Environment): string {
   const configured = env.PUBLIC_SUPABASE_URL;
   if (configured === undefined) return localSupabaseUrl(env);
-  const url = parseUrl(configured, "PUBLIC_SUPABASE_URL");
+  const url = parseUrl(configured, "PUBLIC_SUPABASE_URL", "https://<project-ref>.supabase.co");
   if (env.SUPABASE_API_PORT !== undefined && isLoopback(url) && urlPort(url) !== apiPort(env)) {
     throw new ConfigurationError(
       `PUBLIC_SUPABASE_URL (${configured}) and SUPABASE_API_PORT (${env.SUPABASE_API_PORT}) disagree: ` +
@@ -63,6 +66,35 @@ export function supabaseUrl(env: Environment): string {
     );
   }
   return configured;
+}
+
+/**
+ * The site's public address, which its canonical link, social cards and calendar event name:
+ * SITE_URL. Without it a build names LOCAL_SITE_URL, which only a build whose sign-ups stay on
+ * this machine may do: a build for a Supabase project elsewhere is refused, saying what to set.
+ * The dev server and `astro check` (not `building`) never need it.
+ */
+export function siteUrl(env: Environment, { building = false } = {}): string {
+  const configured = env.SITE_URL;
+  if (configured !== undefined) {
+    const url = parseUrl(configured, "SITE_URL", "https://example.com");
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw new ConfigurationError(
+        `SITE_URL must be an http or https address, not ${JSON.stringify(configured)}.`,
+      );
+    }
+    return configured;
+  }
+  const supabase = supabaseUrl(env);
+  if (building && !isLoopback(new URL(supabase))) {
+    throw new ConfigurationError(
+      `SITE_URL is not set, and this build sends sign-ups to ${supabase}: its canonical link, social ` +
+        `cards and calendar event would point at ${LOCAL_SITE_URL}.\n` +
+        "Set SITE_URL to the site's public address, such as https://example.com: in .env, or in the " +
+        "host's build settings next to PUBLIC_SUPABASE_URL and PUBLIC_SUPABASE_PUBLISHABLE_KEY.",
+    );
+  }
+  return LOCAL_SITE_URL;
 }
 
 /** Whether the site's Supabase is the embedded backend (not a project elsewhere). */
@@ -82,13 +114,11 @@ export function port(env: Environment, name: string, fallback: number): number {
   return number;
 }
 
-function parseUrl(value: string, name: string): URL {
+function parseUrl(value: string, name: string, example: string): URL {
   try {
     return new URL(value);
   } catch {
-    throw new ConfigurationError(
-      `${name} must be a URL such as https://<project-ref>.supabase.co, not ${JSON.stringify(value)}.`,
-    );
+    throw new ConfigurationError(`${name} must be a URL such as ${example}, not ${JSON.stringify(value)}.`);
   }
 }
 

@@ -22,7 +22,7 @@ interface Toast {
   description: string;
 }
 
-/** Every string the form shows; the page owns them so editors change copy in one place. */
+/** Every string the form shows, from the content file (src/content/site.yaml) through the page. */
 export interface EarlyAccessCopy {
   heading: string;
   emailLabel: string;

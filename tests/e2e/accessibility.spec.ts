@@ -2,7 +2,10 @@
 // up, and the page works on a 320 px phone and at 200% zoom.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { content } from "../content.ts";
 import { openLanding, screenshot, uniqueEmail } from "./support.ts";
+
+const copy = content.form;
 
 async function expectNoViolations(page: Page, state: string) {
   // Toasts animate in: wait for them to settle so axe sees their final colours.
@@ -12,8 +15,8 @@ async function expectNoViolations(page: Page, state: string) {
   expect(summary, `${violations.length} accessibility violations in ${state}`).toEqual([]);
 }
 
-const email = (page: Page) => page.getByLabel("Email address");
-const notifyMe = (page: Page) => page.getByRole("button", { name: "Notify Me" });
+const email = (page: Page) => page.getByLabel(copy.emailLabel);
+const notifyMe = (page: Page) => page.getByRole("button", { name: copy.submit });
 
 test.describe("axe finds no violations", () => {
   test("on / when idle", async ({ page }) => {
@@ -33,7 +36,7 @@ test.describe("axe finds no violations", () => {
     await openLanding(page);
     await email(page).fill(address);
     await notifyMe(page).click();
-    await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
     await expectNoViolations(page, "the success panel");
 
     await openLanding(page);
@@ -55,12 +58,12 @@ test("a keyboard alone can sign up, and focus lands on the outcome", async ({ pa
   // and the button.
   await page.locator("body").focus();
   await page.keyboard.press("Tab");
-  await expect(page.getByRole("link", { name: "Add to calendar" })).toBeFocused();
+  await expect(page.getByRole("link", { name: content.landing.addToCalendar })).toBeFocused();
   await page.keyboard.press("Tab");
   await expect(email(page)).toBeFocused();
   await page.keyboard.type(uniqueEmail(testInfo));
   await page.keyboard.press("Tab");
-  await expect(page.getByLabel("Phone number (optional)")).toBeFocused();
+  await expect(page.getByLabel(copy.phoneLabel)).toBeFocused();
   await page.keyboard.type("+1 555 0100");
   await page.keyboard.press("Tab");
   await expect(notifyMe(page)).toBeFocused();
@@ -72,10 +75,10 @@ test("a keyboard alone can sign up, and focus lands on the outcome", async ({ pa
   // Enter in a field submits.
   await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
-  const heading = page.getByRole("heading", { name: "Welcome to Tomorrow" });
+  const heading = page.getByRole("heading", { name: copy.success.title });
   await expect(heading).toBeFocused();
-  await expect(page.getByRole("status").filter({ hasText: "Welcome to Tomorrow" })).toHaveText(
-    "Welcome to Tomorrow. REGISTER: YOU CAN GET UP TO 20% OFF",
+  await expect(page.getByRole("status").filter({ hasText: copy.success.title })).toHaveText(
+    `${copy.success.title}. ${copy.success.message}`,
   );
 });
 
@@ -87,7 +90,7 @@ test("nothing but the form's status region is a live region, and it speaks once 
   // sonner's own section is loaded on first use; before that only the form's status region exists.
   await expect(live).toHaveCount(1);
   await notifyMe(page).click();
-  await expect(page.getByRole("status")).toHaveText("Please enter a valid email address.");
+  await expect(page.getByRole("status")).toHaveText(copy.errors.invalid);
 });
 
 for (const [name, viewport, zoom] of [
@@ -106,7 +109,7 @@ for (const [name, viewport, zoom] of [
     expect(overflow, "horizontal overflow in px").toBeLessThanOrEqual(0);
     await email(page).fill(uniqueEmail(testInfo));
     await notifyMe(page).click();
-    await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
     await screenshot(page, testInfo, `success-${name.replace(/\W+/g, "-")}`);
     await context.close();
   });

@@ -3,7 +3,10 @@
 // URL (the history, the host's access logs, referrers). A slow network is faked by holding back
 // the island's script with page.route; the no-JavaScript case switches JavaScript off.
 import { expect, test, type Page } from "@playwright/test";
+import { content, oneOf } from "../content.ts";
 import { countRestCalls, screenshot, storedRows, uniqueEmail } from "./support.ts";
+
+const copy = content.form;
 
 const FORM_ISLAND = "**/_astro/EarlyAccessForm.*.js";
 const REST = "**/rest/v1/early_access*";
@@ -11,9 +14,9 @@ const PHONE = "+1 555 0100";
 
 const form = (page: Page) => ({
   island: page.locator('astro-island[client="form"]'),
-  email: page.getByLabel("Email address"),
-  phone: page.getByLabel("Phone number (optional)"),
-  button: page.getByRole("button", { name: /Notify Me|Joining the Future/ }),
+  email: page.getByLabel(copy.emailLabel),
+  phone: page.getByLabel(copy.phoneLabel),
+  button: page.getByRole("button", { name: oneOf(copy.submit, copy.submitting) }),
   message: page.getByTestId("form-message"),
 });
 
@@ -74,12 +77,12 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
     await route.continue();
   });
   island.release();
-  await expect(f.button).toHaveText("Joining the Future...");
+  await expect(f.button).toHaveText(copy.submitting);
   await expect(f.button).toBeDisabled();
   await expect(f.island).not.toHaveAttribute("aria-busy");
   answer.resolve();
 
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
   expect(inserts.inserts).toBe(1);
   expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
   expect(page.url()).toBe(`${baseURL}/`);
@@ -98,7 +101,7 @@ test("what is typed before the form hydrates is what is sent after it", async ({
 
   await expect(f.email).toHaveValue(email);
   await f.button.click();
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
   expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
 });
 
@@ -110,7 +113,7 @@ test("an address submitted before the form hydrates is checked like any other", 
   await f.email.fill("future.example.com");
   await page.keyboard.press("Enter");
   island.release();
-  await expect(f.message).toHaveText("Please enter a valid email address.");
+  await expect(f.message).toHaveText(copy.errors.invalid);
   await expect(f.email).toHaveValue("future.example.com");
   expect(inserts.inserts).toBe(0);
 });
@@ -135,9 +138,7 @@ for (const [how, submit] of noScriptSubmits) {
     // Playwright's getByText never looks inside <noscript>.
     const notice = page.locator("noscript p");
     await expect(notice).toBeVisible();
-    await expect(notice).toHaveText(
-      "Signing up needs JavaScript. Please turn it on in your browser and reload this page.",
-    );
+    await expect(notice).toHaveText(copy.needsJavaScript);
     const f = form(page);
     await f.email.fill(email);
     await f.phone.fill(PHONE);

@@ -1,7 +1,15 @@
 // The countdown (spec §2, §9). The browser's clock is faked with page.clock: the real date
 // cannot be chosen, and a test cannot wait a year for the launch.
 import { expect, test, type Page } from "@playwright/test";
+import { content } from "../content.ts";
 import { screenshot } from "./support.ts";
+
+const LAUNCH = Date.parse(content.launch.at);
+
+/** The instant this long before the launch (after it, when negative). */
+function beforeLaunch({ days = 0, hours = 0, minutes = 0, seconds = 0 }): Date {
+  return new Date(LAUNCH - (((days * 24 + hours) * 60 + minutes) * 60 + seconds) * 1000);
+}
 
 async function countdown(page: Page) {
   const read = async (unit: string) =>
@@ -14,10 +22,10 @@ async function countdown(page: Page) {
   };
 }
 
-/** Opens `/` with the browser's clock stopped at `iso`; only `runFor` moves it on. */
-async function openAt(page: Page, iso: string) {
-  await page.clock.install({ time: iso });
-  await page.clock.pauseAt(iso);
+/** Opens `/` with the browser's clock stopped at `instant`; only `runFor` moves it on. */
+async function openAt(page: Page, instant: Date) {
+  await page.clock.install({ time: instant });
+  await page.clock.pauseAt(instant);
   await page.goto("/");
   // The island hydrates when the browser is idle after the first paint (client:painted), and
   // the faked clock decides when it is idle: move it on in steps too small to change what is
@@ -38,7 +46,7 @@ test("the built HTML shows placeholders, not build-time numbers", async ({ brows
 });
 
 test("shows the time left at a given instant, and ticks every second", async ({ page }, testInfo) => {
-  await openAt(page, "2027-12-30T22:58:50Z");
+  await openAt(page, beforeLaunch({ days: 1, hours: 1, minutes: 1, seconds: 10 }));
   expect(await countdown(page)).toEqual({ days: "01", hours: "01", minutes: "01", seconds: "10" });
   await screenshot(page, testInfo, "countdown");
 
@@ -49,21 +57,21 @@ test("shows the time left at a given instant, and ticks every second", async ({ 
 });
 
 test("shows three-digit days far from the launch", async ({ page }) => {
-  await openAt(page, "2026-11-22T00:00:00Z");
+  await openAt(page, beforeLaunch({ days: 405 }));
   expect(await countdown(page)).toEqual({ days: "405", hours: "00", minutes: "00", seconds: "00" });
 });
 
 test("is right again after the clock jumps (a sleeping laptop wakes)", async ({ page }) => {
-  await openAt(page, "2027-12-31T00:00:00Z");
+  await openAt(page, beforeLaunch({ days: 1 }));
   expect(await countdown(page)).toEqual({ days: "01", hours: "00", minutes: "00", seconds: "00" });
   // The wall clock moves 5 hours while no timer runs, as in a suspended laptop.
-  await page.clock.setSystemTime(new Date("2027-12-31T05:00:00Z"));
+  await page.clock.setSystemTime(beforeLaunch({ hours: 19 }));
   await page.clock.runFor(1000);
   expect(await countdown(page)).toEqual({ days: "00", hours: "18", minutes: "59", seconds: "59" });
 });
 
 test("reaches zero at the launch and stops there", async ({ page }) => {
-  await openAt(page, "2027-12-31T23:59:58Z");
+  await openAt(page, beforeLaunch({ seconds: 2 }));
   expect(await countdown(page)).toEqual({ days: "00", hours: "00", minutes: "00", seconds: "02" });
   await page.clock.runFor(2000);
   expect(await countdown(page)).toEqual({ days: "00", hours: "00", minutes: "00", seconds: "00" });
@@ -72,12 +80,12 @@ test("reaches zero at the launch and stops there", async ({ page }) => {
 });
 
 test("shows zeros, never negative numbers, after the launch", async ({ page }) => {
-  await openAt(page, "2028-03-15T10:00:00Z");
+  await openAt(page, beforeLaunch({ days: -74, hours: -10 }));
   expect(await countdown(page)).toEqual({ days: "00", hours: "00", minutes: "00", seconds: "00" });
 });
 
 test("keeps its size when hydrated and when the digits change", async ({ page }) => {
-  await page.clock.install({ time: new Date("2027-12-30T22:58:50Z") });
+  await page.clock.install({ time: beforeLaunch({ days: 1, hours: 1, minutes: 1, seconds: 10 }) });
   // Block the island's code so the pre-rendered box can be measured first.
   await page.route("**/_astro/Countdown.*.js", (route) => route.abort());
   await page.goto("/");
@@ -93,7 +101,7 @@ test("keeps its size when hydrated and when the digits change", async ({ page })
 });
 
 test("is never a live region", async ({ page }) => {
-  await openAt(page, "2027-12-30T22:58:50Z");
+  await openAt(page, beforeLaunch({ days: 1, hours: 1, minutes: 1, seconds: 10 }));
   const countdownRegion = page.locator("[data-countdown]");
   await expect(countdownRegion).not.toHaveAttribute("aria-live");
   await expect(countdownRegion.locator("[aria-live], [role=status], [role=alert], [role=timer]")).toHaveCount(

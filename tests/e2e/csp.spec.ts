@@ -3,13 +3,16 @@
 // as a securitypolicyviolation event (also for a <meta> policy); a real failure is had where it
 // can be (a real duplicate), the network fault is faked with page.route.
 import { expect, test, type Page } from "@playwright/test";
+import { content, oneOf } from "../content.ts";
 import { openLanding, uniqueEmail, watchCspViolations } from "./support.ts";
+
+const copy = content.form;
 
 const REST = "**/rest/v1/early_access*";
 
 const form = (page: Page) => ({
-  email: page.getByLabel("Email address"),
-  button: page.getByRole("button", { name: /Notify Me|Joining the Future/ }),
+  email: page.getByLabel(copy.emailLabel),
+  button: page.getByRole("button", { name: oneOf(copy.submit, copy.submitting) }),
   message: page.getByTestId("form-message"),
 });
 
@@ -23,7 +26,7 @@ test("a full sign-up breaks no rule of the CSP", async ({ page }, testInfo) => {
 
   // The validation error.
   await f.button.click();
-  await expect(f.message).toHaveText("Please enter a valid email address.");
+  await expect(f.message).toHaveText(copy.errors.invalid);
 
   // Loading, held until it has been seen, then success and its toast.
   const answer = Promise.withResolvers<void>();
@@ -33,10 +36,10 @@ test("a full sign-up breaks no rule of the CSP", async ({ page }, testInfo) => {
   });
   await f.email.fill(uniqueEmail(testInfo));
   await f.button.click();
-  await expect(f.button).toHaveText("Joining the Future...");
+  await expect(f.button).toHaveText(copy.submitting);
   answer.resolve();
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
-  await expect(toast(page, "Welcome to the Future!")).toBeVisible();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
+  await expect(toast(page, copy.toasts.registered.title)).toBeVisible();
 
   expect(violations, "CSP violations during a sign-up").toEqual([]);
 });
@@ -47,18 +50,18 @@ test("a duplicate and a failed sign-up break no rule of the CSP", async ({ page 
   await openLanding(page);
   await form(page).email.fill(email);
   await form(page).button.click();
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
 
   await openLanding(page);
   await form(page).email.fill(email);
   await form(page).button.click();
-  await expect(toast(page, "Already Registered")).toBeVisible();
+  await expect(toast(page, copy.toasts.duplicate.title)).toBeVisible();
 
   await page.route(REST, (route) => route.abort("internetdisconnected"));
   await form(page).email.fill(uniqueEmail(testInfo, "-2"));
   await form(page).button.click();
-  await expect(toast(page, "Registration Failed")).toBeVisible();
-  await expect(form(page).message).toHaveText("Something went wrong. Please try again.");
+  await expect(toast(page, copy.toasts.failed.title)).toBeVisible();
+  await expect(form(page).message).toHaveText(copy.errors.failed);
 
   expect(violations, "CSP violations during failed sign-ups").toEqual([]);
 });

@@ -4,7 +4,10 @@
 import { expect, test } from "@playwright/test";
 import { LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
 import { normalizeSignUp } from "../../src/lib/early-access.ts";
+import { content } from "../content.ts";
 import { API_URL, openLanding } from "./support.ts";
+
+const copy = content.form;
 
 // Each candidate is built around a fresh tag, so that accepted ones never collide.
 const CANDIDATES: Array<[description: string, address: (tag: string) => string]> = [
@@ -35,7 +38,7 @@ const CANDIDATES: Array<[description: string, address: (tag: string) => string]>
 
 test("the database and the browser's email field agree on every address", async ({ page }) => {
   await openLanding(page);
-  const field = page.getByLabel("Email address");
+  const field = page.getByLabel(copy.emailLabel);
 
   const disagreements: string[] = [];
   for (const [description, address] of CANDIDATES) {

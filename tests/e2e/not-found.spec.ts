@@ -1,6 +1,9 @@
 // Spec §2, not-found page: any other path, answered with status 404 and plain HTML.
 import { expect, test } from "@playwright/test";
+import { content } from "../content.ts";
 import { screenshot } from "./support.ts";
+
+const { notFound, landing } = content;
 
 test("an unknown path answers 404 with the not-found page", async ({ page }, testInfo) => {
   const logged: string[] = [];
@@ -16,8 +19,10 @@ test("an unknown path answers 404 with the not-found page", async ({ page }, tes
 
   const response = await page.goto("/the/future/is/not/here?x=1");
   expect(response?.status()).toBe(404);
-  await expect(page.getByRole("heading", { level: 1, name: "404 - Page Not Found" })).toBeVisible();
-  await expect(page.getByText("The future you're looking for doesn't exist yet.")).toBeVisible();
+  await expect(page).toHaveTitle(notFound.title);
+  await expect(page.getByText(notFound.badge, { exact: true })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: notFound.heading })).toBeVisible();
+  await expect(page.getByText(notFound.message)).toBeVisible();
   await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", /noindex/);
   await screenshot(page, testInfo, "not-found");
 
@@ -28,7 +33,7 @@ test("an unknown path answers 404 with the not-found page", async ({ page }, tes
   // No React, no module scripts: plain HTML.
   await expect(page.locator('script[type="module"], astro-island, link[rel="modulepreload"]')).toHaveCount(0);
 
-  await page.getByRole("link", { name: "Return to 2028" }).click();
+  await page.getByRole("link", { name: notFound.returnLink }).click();
   await expect(page).toHaveURL("/");
-  await expect(page.getByRole("heading", { level: 1, name: "The Future Awaits" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: landing.headline })).toBeVisible();
 });

@@ -2,14 +2,17 @@
 // backend. Real failures where they can be had (a real duplicate); network faults and a hang
 // are faked with page.route because they cannot be produced on demand.
 import { expect, test, type Page } from "@playwright/test";
+import { content, oneOf } from "../content.ts";
 import { countRestCalls, openLanding, screenshot, storedRows, uniqueEmail } from "./support.ts";
+
+const copy = content.form;
 
 const REST = "**/rest/v1/early_access*";
 
 const form = (page: Page) => ({
-  email: page.getByLabel("Email address"),
-  phone: page.getByLabel("Phone number (optional)"),
-  button: page.getByRole("button", { name: /Notify Me|Joining the Future/ }),
+  email: page.getByLabel(copy.emailLabel),
+  phone: page.getByLabel(copy.phoneLabel),
+  button: page.getByRole("button", { name: oneOf(copy.submit, copy.submitting) }),
   message: page.getByTestId("form-message"),
   status: page.getByRole("status").filter({ hasNotText: /^$/ }),
 });
@@ -35,18 +38,18 @@ test("a sign-up shows loading, then the success panel, and is stored normalised"
   await f.phone.fill("  +44 20 7946 0000 ");
   await f.button.click();
 
-  await expect(f.button).toHaveText("Joining the Future...");
+  await expect(f.button).toHaveText(copy.submitting);
   await expect(f.button).toBeDisabled();
   await expect(f.email).toBeDisabled();
   await expect(f.phone).toBeDisabled();
   await screenshot(page, testInfo, "form-loading");
   release.resolve();
 
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
-  await expect(page.getByText("REGISTER: YOU CAN GET UP TO 20% OFF", { exact: true })).toBeVisible();
-  await expect(page.getByLabel("Email address")).toHaveCount(0);
-  const success = toast(page, "Welcome to the Future!");
-  await expect(success).toContainText("You're now registered for early access with up to 20% off.");
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
+  await expect(page.getByText(copy.success.message, { exact: true })).toBeVisible();
+  await expect(page.getByLabel(copy.emailLabel)).toHaveCount(0);
+  const success = toast(page, copy.toasts.registered.title);
+  await expect(success).toContainText(copy.toasts.registered.description);
   await expect(success).toHaveAttribute("data-type", "success");
   await screenshot(page, testInfo, "form-success");
 
@@ -60,7 +63,7 @@ test("an empty phone is stored as null", async ({ page }, testInfo) => {
   await form(page).email.fill(email);
   await form(page).phone.fill("   ");
   await form(page).button.click();
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
   expect(await storedRows(email)).toEqual([{ email, phone: null }]);
 });
 
@@ -69,26 +72,26 @@ test("an address already on the list is refused, and typing clears the error", a
   await openLanding(page);
   await form(page).email.fill(email);
   await form(page).button.click();
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
 
   // The same address again, in another case and with spaces: the database says 23505.
   await openLanding(page);
   const f = form(page);
   await f.email.fill(` ${email.toUpperCase()} `);
   await f.button.click();
-  await expect(f.message).toHaveText("This email is already registered for early access.");
+  await expect(f.message).toHaveText(copy.errors.duplicate);
   await expect(f.email).toHaveAttribute("aria-invalid", "true");
-  const duplicate = toast(page, "Already Registered");
-  await expect(duplicate).toContainText("This email is already on our early access list.");
+  const duplicate = toast(page, copy.toasts.duplicate.title);
+  await expect(duplicate).toContainText(copy.toasts.duplicate.description);
   await expect(duplicate).toHaveAttribute("data-type", "error");
-  await expect(f.status).toHaveText("This email is already registered for early access.");
+  await expect(f.status).toHaveText(copy.errors.duplicate);
   await screenshot(page, testInfo, "form-duplicate");
 
   await f.email.press("End");
   await f.email.pressSequentially("x");
   await expect(f.message).toHaveCount(0);
   await expect(f.email).toHaveAttribute("aria-invalid", "false");
-  await expect(f.button).toHaveText("Notify Me");
+  await expect(f.button).toHaveText(copy.submit);
   expect(await storedRows(email)).toHaveLength(1);
 });
 
@@ -103,7 +106,7 @@ for (const [name, typed] of [
     const f = form(page);
     await f.email.fill(typed);
     await f.button.click();
-    await expect(f.message).toHaveText("Please enter a valid email address.");
+    await expect(f.message).toHaveText(copy.errors.invalid);
     await expect(f.email).toHaveAttribute("aria-invalid", "true");
     await expect(f.email).toBeFocused();
     // The spec's message, not the browser's own validation bubble.
@@ -140,9 +143,9 @@ for (const [name, breakNetwork] of failures) {
     const f = form(page);
     await f.email.fill(uniqueEmail(testInfo));
     await f.button.click();
-    await expect(f.message).toHaveText("Something went wrong. Please try again.");
-    const failed = toast(page, "Registration Failed");
-    await expect(failed).toContainText("There was an issue with your registration. Please try again.");
+    await expect(f.message).toHaveText(copy.errors.failed);
+    const failed = toast(page, copy.toasts.failed.title);
+    await expect(failed).toContainText(copy.toasts.failed.description);
     await expect(failed).toHaveAttribute("data-type", "error");
     await expect(f.button).toBeEnabled();
     if (name === "the network fails") await screenshot(page, testInfo, "form-failed");
@@ -158,13 +161,13 @@ test("a request without an answer is given up after 15 seconds", async ({ page }
   const f = form(page);
   await f.email.fill(uniqueEmail(testInfo));
   await f.button.click();
-  await expect(f.button).toHaveText("Joining the Future...");
+  await expect(f.button).toHaveText(copy.submitting);
 
   await page.clock.runFor(14_000);
-  await expect(f.button).toHaveText("Joining the Future...");
+  await expect(f.button).toHaveText(copy.submitting);
   await page.clock.runFor(1_000);
-  await expect(f.message).toHaveText("Something went wrong. Please try again.");
-  await expect(f.button).toHaveText("Notify Me");
+  await expect(f.message).toHaveText(copy.errors.failed);
+  await expect(f.button).toHaveText(copy.submit);
 });
 
 test("a double submission sends one request", async ({ page }, testInfo) => {
@@ -187,6 +190,6 @@ test("a double submission sends one request", async ({ page }, testInfo) => {
   await f.button.dblclick({ force: true });
   await page.keyboard.press("Enter");
   release.resolve();
-  await expect(page.getByRole("heading", { name: "Welcome to Tomorrow" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
   expect(inserts.inserts).toBe(1);
 });

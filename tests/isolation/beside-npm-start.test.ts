@@ -3,28 +3,18 @@
 // (its first start: no build yet). Then the copy's own browser tests and build-reading tests run
 // beside it, as `npx playwright test` and `npx vitest` would. The running instance must keep
 // its sign-ups and its build exactly as they were, and keep answering; the tests must pass.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../server/backend/keys.ts";
 import { packageBin } from "../../server/processes.ts";
 import { npmScriptArgs } from "../npm-script.ts";
+import { copyProject } from "../project-copy.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
 
-const PROJECT = resolve(import.meta.dirname, "../..");
-const copy = mkdtempSync(join(tmpdir(), "future-awaits-bystander-"));
+const copy = copyProject("future-awaits-bystander-");
 const [sitePort, apiPort] = freePorts(2) as [number, number];
 const site = `http://127.0.0.1:${sitePort}`;
 const api = `http://127.0.0.1:${apiPort}`;
@@ -34,21 +24,7 @@ const developerEnv = { ...withoutTestEnvironment(process.env), NODE_ENV: "produc
 
 let stopInstance: () => Promise<void>;
 
-/** The project's files as git sees them (tracked, or new and not ignored), and its installed packages. */
-function copyProject(): void {
-  const { stdout } = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: PROJECT,
-    encoding: "utf8",
-  });
-  for (const file of stdout.split("\0").filter(Boolean)) {
-    mkdirSync(dirname(join(copy, file)), { recursive: true });
-    cpSync(join(PROJECT, file), join(copy, file), { errorOnExist: false });
-  }
-  symlinkSync(join(PROJECT, "node_modules"), join(copy, "node_modules"), "dir");
-}
-
 beforeAll(async () => {
-  copyProject();
   // The README's way of moving everything: PORT and SUPABASE_API_PORT (the build follows it).
   writeFileSync(join(copy, ".env"), `PORT=${sitePort}\nSUPABASE_API_PORT=${apiPort}\n`);
 

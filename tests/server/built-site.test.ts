@@ -8,7 +8,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStaticHost } from "../../server/static-host.ts";
+import { escapeText, utcDateTime } from "../../src/lib/calendar";
 import { elements, readPage, tags } from "../budget/build-graph.ts";
+import { content } from "../content.ts";
 import { useTestEnvironment } from "../test-environment.ts";
 
 const DIST = useTestEnvironment().dist;
@@ -144,8 +146,8 @@ describe("/launch.ics", () => {
       expect.arrayContaining([
         `UID:launch@${new URL(home).hostname}`,
         expect.stringMatching(/^DTSTAMP:\d{8}T\d{6}Z$/),
-        "DTSTART:20280101T000000Z",
-        expect.stringMatching(/^SUMMARY:.+/),
+        `DTSTART:${utcDateTime(content.launch.at)}`,
+        `SUMMARY:${escapeText(content.calendar.title)}`,
         expect.stringMatching(new RegExp(`^DESCRIPTION:.+${home.replaceAll(".", "\\.")}$`)),
         `URL:${home}`,
       ]),

@@ -1,7 +1,19 @@
 // How the build and the local commands read their settings (server/environment.ts): where the
-// site sends sign-ups, and whether that is the embedded backend.
+// site sends sign-ups, whether that is the embedded backend, and the site's own address.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, port, supabaseUrl, usesLocalBackend } from "../../server/environment.ts";
+import {
+  ConfigurationError,
+  LOCAL_SITE_URL,
+  port,
+  siteUrl,
+  supabaseUrl,
+  usesLocalBackend,
+} from "../../server/environment.ts";
+import { packageBin } from "../../server/processes.ts";
 
 describe("where the site sends sign-ups", () => {
   it.each([
@@ -47,6 +59,51 @@ describe("where the site sends sign-ups", () => {
       supabaseUrl({ SUPABASE_API_PORT: "60000", PUBLIC_SUPABASE_URL: "http://127.0.0.1:54321" }),
     ).toThrow(/PUBLIC_SUPABASE_URL \(http:\/\/127\.0\.0\.1:54321\) and SUPABASE_API_PORT \(60000\) disagree/);
   });
+});
+
+describe("the site's own address", () => {
+  const REAL_PROJECT = { PUBLIC_SUPABASE_URL: "https://abc.supabase.co" };
+
+  it.each([
+    // Set: taken as it is, whatever the build.
+    [{ SITE_URL: "https://future.example" }, true, "https://future.example"],
+    [{ ...REAL_PROJECT, SITE_URL: "https://future.example/" }, true, "https://future.example/"],
+    // Not set, and sign-ups stay on this machine: the local address.
+    [{}, true, LOCAL_SITE_URL],
+    [{ SUPABASE_API_PORT: "60000" }, true, LOCAL_SITE_URL],
+    // The Supabase CLI's own stack, on another port: still this machine.
+    [{ PUBLIC_SUPABASE_URL: "http://127.0.0.1:55555" }, true, LOCAL_SITE_URL],
+    // Not a build (the dev server, astro check): the local address, whatever the project.
+    [REAL_PROJECT, false, LOCAL_SITE_URL],
+  ])("%j, building: %s → %s", (env, building, expected) => {
+    expect(siteUrl(env, { building })).toBe(expected);
+  });
+
+  it("is required by a build for a Supabase project elsewhere, which is told what to set and where", () => {
+    expect(() => siteUrl({ PUBLIC_SUPABASE_URL: "https://abc.supabase.co" }, { building: true })).toThrow(
+      /^SITE_URL is not set, and this build sends sign-ups to https:\/\/abc\.supabase\.co: .+ would point at http:\/\/localhost:4321\.\nSet SITE_URL to the site's public address, such as https:\/\/example\.com: in \.env, or in the host's build settings/,
+    );
+  });
+
+  it.each(["future.example", "ftp://future.example"])("%j is refused", (value) => {
+    expect(() => siteUrl({ SITE_URL: value })).toThrow(ConfigurationError);
+  });
+
+  it("a real `astro build` without it stops before writing anything, with that message", () => {
+    const outDir = mkdtempSync(join(tmpdir(), "build-without-site-url-"));
+    try {
+      const build = spawnSync(process.execPath, [packageBin("astro"), "build", "--outDir", outDir], {
+        // Empty counts as unset, whatever .env says.
+        env: { ...process.env, PUBLIC_SUPABASE_URL: "https://abc.supabase.co", SITE_URL: "" },
+        encoding: "utf8",
+      });
+      expect(build.status).not.toBe(0);
+      expect(build.stdout + build.stderr).toContain("Set SITE_URL to the site's public address");
+      expect(existsSync(join(outDir, "index.html"))).toBe(false);
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("port numbers", () => {
