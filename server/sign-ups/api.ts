@@ -56,7 +56,9 @@ export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
 
   return {
     async count(since) {
-      let query = client.from(TABLE).select("*", { count: "exact", head: true });
+      // A GET of no rows rather than HEAD (`head: true`): a HEAD's answer has no body, so its
+      // errors would reach supabase-js without their code (a missing table even as 204).
+      let query = client.from(TABLE).select("*", { count: "exact" }).limit(0);
       if (since) query = query.gte("created_at", since.toISOString());
       const answer = await query;
       check(answer);
@@ -101,7 +103,9 @@ export function describeFailure(
   { url, keySource }: Target,
 ): OwnerCommandError {
   if (status === 0) {
-    const cause = /Caused by: (?:\w*Error: )?([^\n]*)/.exec(error.details ?? "")?.[1] ?? error.message;
+    // supabase-js puts the cause in `details`: "…Caused by: Error: connect ECONNREFUSED 127.0.0.1:54321 (ECONNREFUSED)".
+    const cause =
+      /Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ?? error.message;
     return new OwnerCommandError(`Cannot reach the Supabase API at ${url} (${cause}).`);
   }
   if (error.code === "PGRST205") {
