@@ -161,6 +161,7 @@ function parseUrl(value: string, name: string, example: string): URL {
   }
 }
 
-const isLoopback = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);
+/** Whether an address is on this machine. */
+export const isLoopback = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);
 
 const urlPort = (url: URL) => Number(url.port || (url.protocol === "https:" ? 443 : 80));

@@ -8,6 +8,7 @@ import type { Backend } from "../backend/index.ts";
 import { LOCAL_SECRET_KEY } from "../backend/keys.ts";
 import { openEmbeddedBackend } from "../config.ts";
 import {
+  isLoopback,
   isSecretKey,
   jwtRole,
   readEnvironment,
@@ -32,6 +33,11 @@ export async function connect(env: Environment = readEnvironment()): Promise<Con
   const url = supabaseUrl(env);
   const local = usesLocalBackend(env);
   const { key, keySource } = secretKey(env, local);
+  if (new URL(url).protocol !== "https:" && !isLoopback(new URL(url))) {
+    throw new OwnerCommandError(
+      `PUBLIC_SUPABASE_URL (${url}) is not https: the secret key is not sent over an unencrypted connection.`,
+    );
+  }
   const backend = local ? await localBackend(url) : null;
   const client = createClient(url, key, { auth: { persistSession: false, autoRefreshToken: false } });
   return { client, url, keySource, close: async () => void (await backend?.close()) };

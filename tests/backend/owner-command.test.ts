@@ -12,6 +12,8 @@ import type { Database } from "../../server/backend/database/database.ts";
 import { openPGlite } from "../../server/backend/database/pglite.ts";
 import { startBackend, type Backend } from "../../server/backend/index.ts";
 import { LOCAL_ANON_KEY, LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
+import { normalizeSignUp } from "../../src/lib/early-access.ts";
+import { register } from "../../src/lib/register.ts";
 import { npmScriptArgs } from "../npm-script.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
 import { clientFor, engine, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase } from "./helpers.ts";
@@ -260,6 +262,14 @@ describe("failures: one line, exit status 1, nothing changed", () => {
       ["remove", "stays@example.com"],
       { ...project(), SUPABASE_SECRET_KEY: "sb_secret_wrong" },
       /^error: The API at .+ refused the key from SUPABASE_SECRET_KEY as invalid: copy the project's secret key .+ Project Settings → API Keys\.$/,
+    );
+  });
+
+  it("a project reached over plain http is not sent the key", async () => {
+    await expectFailure(
+      ["count"],
+      { PUBLIC_SUPABASE_URL: "http://abc.supabase.co", SUPABASE_SECRET_KEY: backend.secretKey },
+      /^error: PUBLIC_SUPABASE_URL \(http:\/\/abc\.supabase\.co\) is not https: the secret key is not sent/,
     );
   });
 
