@@ -20,10 +20,9 @@ const DEFAULT_LIST_LIMIT = 50;
 const program = new Command("sign-ups")
   .usage("<verb> [options]   (npm run sign-ups -- <verb>)")
   .description(
-    "Count, list, export and remove the early-access sign-ups, on the local backend or, with\n" +
-      "PUBLIC_SUPABASE_URL and SUPABASE_SECRET_KEY set, on a real Supabase project.",
+    "Count, list, export and remove the early-access sign-ups: on the local backend, or on a real " +
+      "Supabase project given PUBLIC_SUPABASE_URL and SUPABASE_SECRET_KEY.",
   )
-  .showHelpAfterError()
   .configureOutput({ outputError: (text, write) => write(text) });
 
 program
@@ -158,13 +157,14 @@ async function writeAtomically(path: string, write: (file: Writable) => Promise<
 function positiveInteger(value: string): number {
   const number = Number(value);
   if (!/^\d+$/.test(value) || number < 1)
-    throw new InvalidArgumentError("a whole number above 0, such as 100.");
+    throw new InvalidArgumentError("It takes a whole number above 0, such as 100.");
   return number;
 }
 
 function since(value: string): Date {
   const date = parseSince(value);
-  if (!date) throw new InvalidArgumentError("a date such as 2026-11-01, or a time such as 2026-11-01T09:30.");
+  if (!date)
+    throw new InvalidArgumentError("It takes a date such as 2026-11-01, or a time such as 2026-11-01T09:30.");
   return date;
 }
 
