@@ -352,6 +352,32 @@ describe.skipIf(engine !== "pglite")("with no backend running", () => {
   });
 });
 
+describe.skipIf(engine !== "pglite")("while `npm run backend` is still starting", () => {
+  it("waits for it to answer instead of opening its data folder too", async () => {
+    const dataDir = join(root, "starting");
+    const [port] = freePorts(1) as [number];
+    const settings = { SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) };
+    const backend = spawn(process.execPath, npmScriptArgs("backend"), {
+      env: {
+        ...withoutTestEnvironment(process.env),
+        PUBLIC_SUPABASE_URL: "",
+        SUPABASE_DB_URL: "",
+        ...settings,
+      },
+      stdio: "ignore",
+    });
+    try {
+      // The folder is taken before the database opens, and a new one takes seconds to create.
+      while (!existsSync(join(dataDir, "embedded-backend.lock"))) await new Promise((r) => setTimeout(r, 20));
+      const run = await signUps(["count"], settings);
+      expect(run, run.stderr).toMatchObject({ status: 0, stdout: expect.stringMatching(/^0 sign-ups\n/) });
+    } finally {
+      backend.kill("SIGINT");
+      await new Promise((exited) => backend.on("exit", exited));
+    }
+  });
+});
+
 it("never touches the data folder while a backend answers", () => {
   expect(existsSync(join(root, "untouched"))).toBe(false);
 });
