@@ -71,7 +71,8 @@ export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
         let offset = 0;
         while (offset < Math.min(limit, total ?? Infinity)) {
           const last = Math.min(offset + PAGE_SIZE, limit) - 1;
-          // Created_at then id: a total order, so pages neither repeat nor skip a row.
+          // Created_at then id, a total order: pages neither repeat nor skip a row. Sign-ups that
+          // arrive meanwhile sort after the oldest-first export's pages, and past its first count.
           let query = client
             .from(TABLE)
             .select("email, phone, created_at", { count: offset === 0 ? "exact" : undefined })
