@@ -6,10 +6,18 @@ import { defineConfig, envField } from "astro/config";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import { LOCAL_PUBLISHABLE_KEY } from "./server/backend/keys.ts";
-import { readEnvironment, siteUrl, supabaseUrl } from "./server/environment.ts";
+import {
+  readEnvironment,
+  refuseSecretKeysInPublicVariables,
+  siteUrl,
+  supabaseUrl,
+} from "./server/environment.ts";
 
 /** The environment as astro:env reads it: the process's own variables, then `.env` files. */
 const env = readEnvironment();
+
+// PUBLIC_ variables end up in the pages: a secret key there would hand the list to anyone.
+refuseSecretKeysInPublicVariables(env);
 
 // The local defaults are the Supabase CLI's, so a build works against `supabase start` and
 // against the embedded backend (`server/`) without any configuration; the URL follows

@@ -50,13 +50,22 @@ const IN_MEMORY = DATA_DIR === "memory://";
 /** SQL run once when PGlite creates its database, as Supabase runs supabase/seed.sql. */
 const SEED_FILE = env.SUPABASE_SEED_FILE;
 
-function openDatabase(): Promise<Database> {
+function openDatabase(log: (line: string) => void): Promise<Database> {
   if (DB_URL) return Promise.resolve(connectPostgres({ url: DB_URL }));
   return openPGlite({
     dataDir: IN_MEMORY ? null : DATA_DIR,
-    log: console.log,
+    log,
     seed: SEED_FILE && readFileSync(SEED_FILE, "utf8"),
   });
+}
+
+/**
+ * Opens the database and starts the embedded backend on the Supabase CLI's address, logging to
+ * `log`. Throws DataDirLockedError when another process holds the data folder, and an
+ * EADDRINUSE error when the port is taken, having changed nothing.
+ */
+export async function openEmbeddedBackend(log: (line: string) => void = console.log): Promise<Backend> {
+  return startBackend({ database: await openDatabase(log), port: API_PORT, log });
 }
 
 /**
@@ -65,7 +74,7 @@ function openDatabase(): Promise<Database> {
  */
 export async function startEmbeddedBackend(): Promise<Backend> {
   try {
-    return await startBackend({ database: await openDatabase(), port: API_PORT });
+    return await openEmbeddedBackend();
   } catch (error) {
     if (error instanceof DataDirLockedError) console.error(`\n  ${error.message.replaceAll("\n", "\n  ")}\n`);
     else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {

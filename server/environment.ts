@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
+import { decodeJson } from "./backend/jwt.ts";
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -97,6 +98,44 @@ export function siteUrl(env: Environment, { building = false } = {}): string {
   return LOCAL_SITE_URL;
 }
 
+/** The prefix of today's Supabase secret keys (`sb_secret_…`), which act as `service_role`. */
+export const SECRET_KEY_PREFIX = "sb_secret_";
+
+/**
+ * Whether a key is one that bypasses row level security: a secret key, or a legacy JWT whose
+ * `role` is `service_role`. Read without checking any signature: a key that merely claims the
+ * role is no more fit to be published.
+ */
+export function isSecretKey(key: string): boolean {
+  return key.startsWith(SECRET_KEY_PREFIX) || jwtRole(key) === "service_role";
+}
+
+/** The `role` claim of something shaped like a JWT, unverified; null for anything else. */
+export function jwtRole(token: string): string | null {
+  const parts = token.split(".");
+  const role = parts.length === 3 ? decodeJson(parts[1]!)?.role : undefined;
+  return typeof role === "string" ? role : null;
+}
+
+/**
+ * Every `PUBLIC_` variable is built into the pages that visitors download, so none may hold a
+ * secret key: whoever reads the page could then read, change and delete every sign-up. Refused
+ * for the build, the dev server and `astro check` alike, naming the variable, never its value.
+ */
+export function refuseSecretKeysInPublicVariables(env: Environment): void {
+  const exposed = Object.entries(env)
+    .filter(([name, value]) => name.startsWith("PUBLIC_") && value !== undefined && isSecretKey(value))
+    .map(([name]) => name);
+  if (exposed.length === 0) return;
+  throw new ConfigurationError(
+    `${exposed.join(" and ")} ${exposed.length === 1 ? "holds" : "hold"} a secret key, which would be ` +
+      "built into the pages every visitor downloads.\n" +
+      "PUBLIC_SUPABASE_PUBLISHABLE_KEY takes the publishable key (sb_publishable_…). The secret key " +
+      "belongs in SUPABASE_SECRET_KEY, for `npm run sign-ups` only; if it has been published, " +
+      "roll it in the dashboard (Project Settings → API Keys).",
+  );
+}
+
 /** Whether the site's Supabase is the embedded backend (not a project elsewhere). */
 export function usesLocalBackend(env: Environment): boolean {
   const url = new URL(supabaseUrl(env));
@@ -122,6 +161,7 @@ function parseUrl(value: string, name: string, example: string): URL {
   }
 }
 
-const isLoopback = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);
+/** Whether an address is on this machine. */
+export const isLoopback = (url: URL) => LOOPBACK_HOSTS.has(url.hostname);
 
 const urlPort = (url: URL) => Number(url.port || (url.protocol === "https:" ? 443 : 80));

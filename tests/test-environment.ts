@@ -60,6 +60,8 @@ function settings(folder: string, sitePort: number, apiPort: number): Record<str
     PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_PUBLISHABLE_KEY,
     SUPABASE_DATA_DIR: "memory://",
     SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
+    // The owner's command then uses the local stack's key, whatever `.env` holds for a project.
+    SUPABASE_SECRET_KEY: "",
     // Empty counts as unset (server/environment.ts), and overrides whatever `.env` says.
     SUPABASE_DB_URL: "",
   };

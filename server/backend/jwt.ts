@@ -57,7 +57,7 @@ function signatureMatches(signedPart: string, signature: string, secret: string)
 }
 
 /** A base64url-encoded JSON object, or null when it is anything else. */
-function decodeJson(part: string): Claims | null {
+export function decodeJson(part: string): Claims | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
     return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Claims) : null;

@@ -3,9 +3,12 @@
 // this code, decides what each role may do: it only translates HTTP to SQL and back.
 import { fromPostgresError, isPostgresError, postgrestError } from "./errors.ts";
 import type { Identity } from "./gateway.ts";
-import { JSON_CONTENT_TYPE, ResponseError, type HttpResponse } from "./http-response.ts";
+import { ResponseError, type HttpResponse } from "./http-response.ts";
+import { CONTENT_TYPES, negotiateFormat, type OutputFormat } from "./media-types.ts";
 import { parsePayload } from "./payload.ts";
-import { notImplemented, parseQueryParams } from "./query-params.ts";
+import { parsePreferences, preferenceApplied, type Preferences } from "./preferences.ts";
+import { notImplemented, parseQueryParams, type Filter } from "./query-params.ts";
+import { contentRange, readRangeAnswer, requestedRange, withMaxRows } from "./ranges.ts";
 import type { RequestContext, RequestRunner } from "./request-transaction.ts";
 import { EXPOSED_SCHEMA, type SchemaCache } from "./schema-cache.ts";
 import {
@@ -17,6 +20,12 @@ import {
   type Statement,
   type StatementResult,
 } from "./sql.ts";
+
+/**
+ * The most rows a read returns, whatever it asks for: Supabase's default "Max rows" (PostgREST's
+ * db-max-rows), as supabase/config.toml sets it for the CLI's stack.
+ */
+export const MAX_ROWS = 1000;
 
 export interface RestRequest {
   method: string;
@@ -32,9 +41,11 @@ export interface RestRequest {
 
 export type RestHandler = (request: RestRequest) => Promise<HttpResponse>;
 
-type ReturnPreference = "representation" | "minimal" | null;
-
-type RawStatementResult = Omit<StatementResult, "page_total"> & { page_total: number | string };
+/** A count is a bigint, which drivers may hand over as text. */
+type RawStatementResult = Omit<StatementResult, "page_total" | "total_result_set"> & {
+  page_total: number | string;
+  total_result_set: number | string | null;
+};
 
 /** How a request's answer is shaped once its statement has run. */
 interface Plan {
@@ -48,8 +59,12 @@ export function createRestHandler(cache: SchemaCache, runRequest: RequestRunner)
       const plan = planRequest(request, cache);
       const result = await runRequest(requestContext(request), async (db) => {
         const { rows } = await db.query<RawStatementResult>(plan.statement.text, plan.statement.params);
-        // A count is a bigint, which drivers may hand over as text.
-        return { page_total: Number(rows[0]!.page_total), body: rows[0]!.body };
+        const { page_total, total_result_set, body } = rows[0]!;
+        return {
+          page_total: Number(page_total),
+          total_result_set: total_result_set === null ? null : Number(total_result_set),
+          body,
+        };
       });
       return plan.respond(result);
     } catch (error) {
@@ -73,49 +88,70 @@ function planRequest(request: RestRequest, cache: SchemaCache): Plan {
     );
   }
   const params = parseQueryParams(request.query);
-  const preference = returnPreference(headers.prefer);
-  const selection: Selection = preference === "representation" ? params.select : null;
+  const preferences = parsePreferences(headers.prefer);
+  const format = negotiateFormat(headers.accept);
+  const selection: Selection =
+    preferences.return === "representation" ? { columns: params.select, format } : null;
   const payload = () => parsePayload(request.body, headers["content-type"], table, columns, params.columns);
-  // Inserts and deletes report no row range, updates do (Response.hs).
-  const mutationAnswer =
-    (status: number, contentRange: (rows: number) => string) =>
-    ({ page_total, body }: StatementResult) =>
-      mutationResponse(status, contentRange(page_total), preference, body, profileHeader);
+  const written = (status: number, contentRange: (rows: number) => string) => ({
+    respond: (result: StatementResult) =>
+      writeResponse(status, contentRange(result.page_total), preferences, format, result.body, profileHeader),
+  });
+  // Inserts and deletes report no row range, updates do (Response.hs); a count is the rows written.
+  const total = (rows: number) => (preferences.countExact ? rows : null);
+  const noRowRange = (rows: number) => contentRange(1, 0, total(rows));
+  const rowRange = (rows: number) => contentRange(0, rows - 1, total(rows));
 
   switch (method) {
     case "GET":
-    case "HEAD":
+    case "HEAD": {
+      const range = requestedRange({
+        method,
+        limit: params.limit,
+        offset: params.offset,
+        rangeHeader: headers.range,
+      });
       return {
-        statement: readStatement(table, params.select, params.filters),
-        respond: ({ page_total, body }) => ({
-          status: 200,
-          headers: {
-            "Content-Range": rowRange(page_total),
-            "Content-Type": JSON_CONTENT_TYPE,
-            ...profileHeader,
-          },
-          body,
+        statement: readStatement({
+          table,
+          selection: params.select,
+          filters: params.filters,
+          order: params.order,
+          range: withMaxRows(range, MAX_ROWS),
+          count: preferences.countExact,
+          format: method === "HEAD" ? "none" : format,
         }),
+        respond: ({ page_total, total_result_set, body }) => {
+          const answer = readRangeAnswer(range, page_total, total_result_set);
+          return {
+            status: answer.status,
+            headers: {
+              "Content-Range": answer.contentRange,
+              "Content-Type": CONTENT_TYPES[format],
+              ...profileHeader,
+              ...preferenceApplied(preferences, false),
+            },
+            body: answer.errorBody ?? body,
+          };
+        },
       };
+    }
     case "POST":
-      return {
-        statement: insertStatement(table, payload(), selection),
-        respond: mutationAnswer(201, () => "*/*"),
-      };
+      return { statement: insertStatement(table, payload(), selection), ...written(201, noRowRange) };
     case "PATCH": {
       // The body is read first, as PostgREST reads it before any SQL runs.
       const changes = payload();
       requireFilter("UPDATE", params.filters);
       return {
         statement: updateStatement(table, changes, params.filters, selection),
-        respond: mutationAnswer(selection ? 200 : 204, rowRange),
+        ...written(selection ? 200 : 204, rowRange),
       };
     }
     case "DELETE":
       requireFilter("DELETE", params.filters);
       return {
         statement: deleteStatement(table, params.filters, selection),
-        respond: mutationAnswer(selection ? 200 : 204, () => "*/*"),
+        ...written(selection ? 200 : 204, noRowRange),
       };
     case "PUT":
       throw notImplemented("PUT (upsert by primary key) is");
@@ -128,7 +164,7 @@ function planRequest(request: RestRequest, cache: SchemaCache): Plan {
  * Supabase loads pg-safeupdate for PostgREST's connections: an UPDATE or DELETE without a WHERE
  * clause fails before it runs, whoever asks (PostgREST answers 400 for that one 21000).
  */
-function requireFilter(command: "UPDATE" | "DELETE", filters: unknown[]): void {
+function requireFilter(command: "UPDATE" | "DELETE", filters: Filter[]): void {
   if (filters.length === 0) throw postgrestError(400, "21000", `${command} requires a WHERE clause`);
 }
 
@@ -159,31 +195,17 @@ function tableName(path: string): string {
   }
 }
 
-/** `Prefer: return=...`; other preferences are ignored, except those that would change the outcome. */
-function returnPreference(prefer: string | undefined): ReturnPreference {
-  const preferences = (prefer ?? "").split(",").map((item) => item.trim());
-  if (preferences.some((item) => item.startsWith("resolution=")))
-    throw notImplemented("Upsert (Prefer: resolution) is");
-  if (preferences.includes("return=representation")) return "representation";
-  return preferences.includes("return=minimal") ? "minimal" : null;
-}
-
-function mutationResponse(
+function writeResponse(
   status: number,
   contentRange: string,
-  preference: ReturnPreference,
+  preferences: Preferences,
+  format: OutputFormat,
   body: string,
   profileHeader: Record<string, string>,
 ): HttpResponse {
-  const headers: Record<string, string> = { "Content-Range": contentRange };
-  if (preference) headers["Preference-Applied"] = `return=${preference}`;
-  if (preference !== "representation") return { status, headers, body: "" };
-  return { status, headers: { ...headers, "Content-Type": JSON_CONTENT_TYPE, ...profileHeader }, body };
-}
-
-/** PostgREST's Content-Range for the rows of an answer: `0-2/*`, or `*\/*` for none. */
-function rowRange(rows: number): string {
-  return rows > 0 ? `0-${rows - 1}/*` : "*/*";
+  const headers = { "Content-Range": contentRange, ...preferenceApplied(preferences, true) };
+  if (preferences.return !== "representation") return { status, headers, body: "" };
+  return { status, headers: { ...headers, "Content-Type": CONTENT_TYPES[format], ...profileHeader }, body };
 }
 
 /** The request as PostgREST hands it to the database: headers without the cookie, cookies apart. */

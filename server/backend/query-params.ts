@@ -1,9 +1,28 @@
-// The query string of a REST request, as far as the embedded backend implements PostgREST's:
-// `select`, `columns` and `column=eq.value` filters. Everything else is refused with
-// PostgREST's "not implemented" error rather than silently ignored.
+// The query string of a REST request, as far as the embedded backend implements PostgREST's
+// (ApiRequest/QueryParams.hs): `select`, `columns`, `order`, `limit` and `offset`, and
+// filters with the comparison operators. Everything else is refused with PostgREST's "not
+// implemented" error rather than silently ignored.
 import { postgrestError } from "./errors.ts";
 import type { ResponseError } from "./http-response.ts";
-import type { Filter } from "./sql.ts";
+
+/** PostgREST's comparison operators and their SQL. */
+export const OPERATORS = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
+
+export type Operator = keyof typeof OPERATORS;
+
+/** `column=op.value` in the query string. */
+export interface Filter {
+  column: string;
+  operator: Operator;
+  value: string;
+}
+
+/** One term of `order=`: `created_at.desc.nullslast`. */
+export interface OrderTerm {
+  column: string;
+  direction: "asc" | "desc" | null;
+  nulls: "nullsfirst" | "nullslast" | null;
+}
 
 export interface QueryParams {
   /** Columns to return; `*` when the request names none. */
@@ -11,35 +30,81 @@ export interface QueryParams {
   /** The columns an insert or update sets, instead of the body's keys. */
   columns: string[] | null;
   filters: Filter[];
+  order: OrderTerm[];
+  /** As written; what they mean is for ranges.ts. */
+  limit: string | null;
+  offset: string | null;
 }
 
+/** Parameters that are not filters. */
+const RESERVED_PARAMS = new Set(["select", "columns", "order", "limit", "offset"]);
+
 /** Parameters with a PostgREST meaning that the embedded backend does not implement. */
-const UNSUPPORTED_PARAMS = new Set(["order", "limit", "offset", "on_conflict", "and", "or", "not"]);
+const UNSUPPORTED_PARAMS = new Set(["on_conflict", "and", "or"]);
 
 /** PostgREST syntax beyond a plain column name: embedding, aliases, casts, JSON paths. */
 const BEYOND_PLAIN_NAME = /[(),:!."\0]|->/;
 
+/** `count()`, `amount.sum()`…: aggregates, which Supabase leaves disabled (db-aggregates-enabled). */
+const AGGREGATE = /(?:^|\.)(?:count|sum|avg|max|min)\(\)(?:::\w+)?$/;
+
 export function parseQueryParams(query: URLSearchParams): QueryParams {
   const filters: Filter[] = [];
   for (const [key, value] of query) {
-    if (key === "select" || key === "columns") continue;
+    if (RESERVED_PARAMS.has(key)) continue;
     if (UNSUPPORTED_PARAMS.has(key)) throw notImplemented(`The '${key}' query parameter is`);
-    if (!value.startsWith("eq."))
-      throw notImplemented(`The filter '${key}=${value}' is: only eq. filters are`);
-    filters.push({ column: columnName(key), value: value.slice("eq.".length) });
+    filters.push(parseFilter(key, value));
   }
   const select = query.get("select");
   const columns = query.get("columns");
+  const order = query.get("order");
   return {
-    select: select === null ? ["*"] : splitNames(select, { allowStar: true }),
-    columns: columns === null ? null : splitNames(columns, { allowStar: false }),
+    select: select === null ? ["*"] : parseSelect(select),
+    columns: columns === null ? null : splitNames(columns),
     filters,
+    order: order === null ? [] : parseOrder(order),
+    limit: query.get("limit"),
+    offset: query.get("offset"),
   };
 }
 
-function splitNames(list: string, { allowStar }: { allowStar: boolean }): string[] {
-  if (list.trim() === "") return [];
-  return list.split(",").map((item) => (allowStar && item.trim() === "*" ? "*" : columnName(item)));
+function parseFilter(key: string, value: string): Filter {
+  const dot = value.indexOf(".");
+  const operator = value.slice(0, dot);
+  if (dot > 0 && Object.hasOwn(OPERATORS, operator)) {
+    return { column: columnName(key), operator: operator as Operator, value: value.slice(dot + 1) };
+  }
+  throw notImplemented(`The filter '${key}=${value}' is: only eq, neq, gt, gte, lt and lte filters are`);
+}
+
+function parseSelect(list: string): string[] {
+  const items = list.trim() === "" ? [] : list.split(",");
+  if (items.some((item) => AGGREGATE.test(item.trim()))) {
+    throw postgrestError(400, "PGRST123", "Use of aggregate functions is not allowed");
+  }
+  return items.map((item) => (item.trim() === "*" ? "*" : columnName(item)));
+}
+
+function splitNames(list: string): string[] {
+  return list.trim() === "" ? [] : list.split(",").map(columnName);
+}
+
+/** `a,b.desc,c.asc.nullsfirst` (pOrder); a term PostgREST cannot parse is refused as it refuses it. */
+function parseOrder(list: string): OrderTerm[] {
+  return list.split(",").map((term) => {
+    const match = /^\s*("[^"]*"|[^.,"]+)(?:\.(asc|desc))?(?:\.(nullsfirst|nullslast))?\s*$/.exec(term);
+    if (!match) {
+      throw postgrestError(400, "PGRST100", `"failed to parse order (${list})"`, {
+        details: `unexpected '${term}' expecting a column, then .asc or .desc, then .nullsfirst or .nullslast`,
+      });
+    }
+    const [, column = "", direction, nulls] = match;
+    return {
+      column: columnName(column),
+      direction: (direction ?? null) as OrderTerm["direction"],
+      nulls: (nulls ?? null) as OrderTerm["nulls"],
+    };
+  });
 }
 
 /** A column name, plain or double-quoted as supabase-js quotes `columns`. */

@@ -1,6 +1,9 @@
 // PostgREST's SQL for the requests the embedded backend supports (QueryBuilder.hs,
 // SqlFragment.hs, Statements.hs): identifiers quoted, every value a parameter, and rows turned
 // into JSON by Postgres itself, so timestamps and numbers read exactly as from PostgREST.
+import type { OutputFormat } from "./media-types.ts";
+import { OPERATORS, type Filter, type OrderTerm } from "./query-params.ts";
+import { limitOffset, type Range } from "./ranges.ts";
 import { EXPOSED_SCHEMA, type Column } from "./schema-cache.ts";
 
 export interface Statement {
@@ -8,14 +11,8 @@ export interface Statement {
   params: string[];
 }
 
-/** `column=eq.value` in the query string. */
-export interface Filter {
-  column: string;
-  value: string;
-}
-
-/** Columns to send back (`*` allowed), or null when nothing is sent back (return=minimal). */
-export type Selection = string[] | null;
+/** The written rows' columns to send back (`*` allowed) and in which format; null for none. */
+export type Selection = { columns: string[]; format: OutputFormat } | null;
 
 /** A request body as PostgREST hands it to Postgres: the JSON as sent, and the columns it sets. */
 export interface Payload {
@@ -26,21 +23,58 @@ export interface Payload {
 
 /** Every statement answers with the number of rows and their JSON, as PostgREST's do. */
 export interface StatementResult {
+  /** The rows the filters match, when a count was asked for (Prefer: count=exact). */
+  total_result_set: number | null;
   page_total: number;
   body: string;
 }
 
-const JSON_BODY = "coalesce(json_agg(_postgrest_t), '[]')::text";
+/** How the rows become the answer's body (handlerF); `none` for HEAD and return=minimal. */
+export type BodyFormat = OutputFormat | "none";
+
+/**
+ * PostgREST's CSV (asCsvF): the column names of the first row, then each row as Postgres
+ * writes a record, less its parentheses (quoted where needed, `"` and `\` doubled).
+ */
+const CSV_BODY =
+  "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k " +
+  "FROM (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a) || E'\\n' || " +
+  "coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), E'\\n'), '')";
+
+const BODIES: Record<BodyFormat, string> = {
+  json: "coalesce(json_agg(_postgrest_t), '[]')::text",
+  csv: CSV_BODY,
+  none: "''",
+};
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-export function readStatement(table: string, selection: string[], filters: Filter[]): Statement {
+export interface Read {
+  table: string;
+  selection: string[];
+  filters: Filter[];
+  order: OrderTerm[];
+  range: Range;
+  /** Count every row the filters match, besides the page (Prefer: count=exact). */
+  count: boolean;
+  format: BodyFormat;
+}
+
+/** mainRead in Statements.hs: the page in `pgrst_source`, and the count of all matching rows apart. */
+export function readStatement({ table, selection, filters, order, range, count, format }: Read): Statement {
   const params: string[] = [];
+  const filter = where(table, filters, params);
+  const page =
+    `SELECT ${selectList(quoteIdent(table), selection)} FROM ${qualified(table)}${filter}` +
+    `${orderBy(table, order)}${limitOffset(range, params)}`;
+  const counted = count ? `, pgrst_source_count AS (SELECT 1 FROM ${qualified(table)}${filter})` : "";
+  const total = count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)" : "null::bigint";
   const text =
-    `SELECT pg_catalog.count(_postgrest_t) AS page_total, ${JSON_BODY} AS body ` +
-    `FROM (SELECT ${selectList(table, selection)} FROM ${qualified(table)}${where(table, filters, params)}) _postgrest_t`;
+    `WITH pgrst_source AS (${page})${counted} ` +
+    `SELECT ${total} AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ${BODIES[format]} AS body ` +
+    "FROM (SELECT * FROM pgrst_source) _postgrest_t";
   return { text, params };
 }
 
@@ -102,7 +136,7 @@ export function deleteStatement(table: string, filters: Filter[], selection: Sel
 
 /**
  * Wraps a mutation as PostgREST does. return=minimal returns `1` per row, so it needs no
- * SELECT privilege or policy; otherwise the rows come back as a JSON array.
+ * SELECT privilege or policy; otherwise the selected columns come back, in JSON or CSV.
  */
 function mutationStatement(
   table: string,
@@ -110,12 +144,12 @@ function mutationStatement(
   params: string[],
   mutation: (returning: string) => string,
 ): Statement {
-  const returning = selection ? `${qualified(table)}.*` : "1";
-  const columns = selection ? selectList(table, selection) : "1";
-  const body = selection ? JSON_BODY : "''";
+  const returning = selection ? selectList(qualified(table), selection.columns) : "1";
+  const columns = selection ? selectList(quoteIdent(table), selection.columns) : "1";
+  const body = BODIES[selection?.format ?? "none"];
   const text =
     `WITH pgrst_source AS (${mutation(returning)}) ` +
-    `SELECT pg_catalog.count(_postgrest_t) AS page_total, ${body} AS body ` +
+    `SELECT null::bigint AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ${body} AS body ` +
     `FROM (SELECT ${columns} FROM "pgrst_source" AS ${quoteIdent(table)}) _postgrest_t`;
   return { text, params };
 }
@@ -136,18 +170,34 @@ function payloadSource({ isArray, columns }: Payload, { firstRowOnly = false } =
   return `${payload}, LATERAL (SELECT ${names} FROM ${reader}(pgrst_payload.json_data) AS _(${typed})${limit}) pgrst_body`;
 }
 
-function selectList(table: string, selection: string[]): string {
-  return selection.map((name) => `${quoteIdent(table)}.${name === "*" ? "*" : quoteIdent(name)}`).join(", ");
+/** The columns of `relation` (a quoted name, schema-qualified or not), `*` allowed. */
+function selectList(relation: string, selection: string[]): string {
+  return selection.map((name) => `${relation}.${name === "*" ? "*" : quoteIdent(name)}`).join(", ");
 }
 
-/** ` WHERE "t"."c" = $n AND ...`; each value is added to `params` and left for Postgres to type. */
+/** ` WHERE "t"."c" >= $n AND ...`; each value is added to `params` and left for Postgres to type. */
 function where(table: string, filters: Filter[], params: string[]): string {
   if (filters.length === 0) return "";
-  const conditions = filters.map(({ column, value }) => {
+  const conditions = filters.map(({ column, operator, value }) => {
     params.push(value);
-    return `${quoteIdent(table)}.${quoteIdent(column)} = $${params.length}`;
+    return `${quoteIdent(table)}.${quoteIdent(column)} ${OPERATORS[operator]} $${params.length}`;
   });
   return ` WHERE ${conditions.join(" AND ")}`;
+}
+
+/** ` ORDER BY "t"."c" DESC NULLS LAST, ...` (orderF). */
+function orderBy(table: string, order: OrderTerm[]): string {
+  if (order.length === 0) return "";
+  const terms = order.map(({ column, direction, nulls }) =>
+    [
+      `${quoteIdent(table)}.${quoteIdent(column)}`,
+      direction?.toUpperCase(),
+      nulls && (nulls === "nullsfirst" ? "NULLS FIRST" : "NULLS LAST"),
+    ]
+      .filter(Boolean)
+      .join(" "),
+  );
+  return ` ORDER BY ${terms.join(", ")}`;
 }
 
 function qualified(table: string): string {

@@ -12,10 +12,15 @@ export function isValidEmail(email: string): boolean {
   return trimmed !== "" && trimmed.includes("@");
 }
 
+/** Spec §3: an address as it is stored, trimmed and lowercased, however it was typed. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
 /** Spec §3: email trimmed and lowercased; phone trimmed, and null when empty. */
 export function normalizeSignUp(email: string, phone: string): SignUp {
   const trimmedPhone = phone.trim();
-  return { email: email.trim().toLowerCase(), phone: trimmedPhone === "" ? null : trimmedPhone };
+  return { email: normalizeEmail(email), phone: trimmedPhone === "" ? null : trimmedPhone };
 }
 
 export type Outcome = "registered" | "duplicate" | "failed";

@@ -6,9 +6,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  LOCAL_ANON_KEY,
+  LOCAL_PUBLISHABLE_KEY,
+  LOCAL_SECRET_KEY,
+  LOCAL_SERVICE_ROLE_KEY,
+} from "../../server/backend/keys.ts";
+import {
   ConfigurationError,
   LOCAL_SITE_URL,
   port,
+  refuseSecretKeysInPublicVariables,
   siteUrl,
   supabaseUrl,
   usesLocalBackend,
@@ -99,6 +106,59 @@ describe("the site's own address", () => {
       });
       expect(build.status).not.toBe(0);
       expect(build.stdout + build.stderr).toContain("Set SITE_URL to the site's public address");
+      expect(existsSync(join(outDir, "index.html"))).toBe(false);
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe("secret keys in PUBLIC_ variables", () => {
+  it.each([
+    // The keys a page may carry.
+    [{ PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_PUBLISHABLE_KEY }],
+    [{ PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_ANON_KEY }],
+    // The secret key where it belongs, which the build never reads.
+    [{ SUPABASE_SECRET_KEY: LOCAL_SECRET_KEY }],
+    // Not keys at all.
+    [{ PUBLIC_SUPABASE_URL: "https://abc.supabase.co", PUBLIC_NOTE: "a.b.c" }],
+  ])("%j is accepted", (env) => {
+    expect(() => refuseSecretKeysInPublicVariables(env)).not.toThrow();
+  });
+
+  it.each([
+    // Today's secret key, in the variable meant for the publishable one, or any other.
+    [{ PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_SECRET_KEY }, "PUBLIC_SUPABASE_PUBLISHABLE_KEY holds"],
+    [{ PUBLIC_ADMIN_KEY: "sb_secret_anything" }, "PUBLIC_ADMIN_KEY holds"],
+    // A legacy service_role JWT, signed or not: what it claims is what matters.
+    [{ PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_SERVICE_ROLE_KEY }, "PUBLIC_SUPABASE_PUBLISHABLE_KEY holds"],
+    [
+      { PUBLIC_A: LOCAL_SECRET_KEY, PUBLIC_B: `x.${btoa('{"role":"service_role"}')}.y` },
+      "PUBLIC_A and PUBLIC_B hold",
+    ],
+  ])("%j is refused, naming the variable but not the key", (env, named) => {
+    let message = "";
+    try {
+      refuseSecretKeysInPublicVariables(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigurationError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain(`${named} a secret key`);
+    expect(message).toContain("SUPABASE_SECRET_KEY");
+    for (const value of Object.values(env)) expect(message).not.toContain(value);
+  });
+
+  it("a real `astro build` with one stops before writing anything", () => {
+    const outDir = mkdtempSync(join(tmpdir(), "build-with-secret-key-"));
+    try {
+      const build = spawnSync(process.execPath, [packageBin("astro"), "build", "--outDir", outDir], {
+        env: { ...process.env, PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_SECRET_KEY },
+        encoding: "utf8",
+      });
+      expect(build.status).not.toBe(0);
+      expect(build.stdout + build.stderr).toContain("PUBLIC_SUPABASE_PUBLISHABLE_KEY holds a secret key");
+      expect(build.stdout + build.stderr).not.toContain(LOCAL_SECRET_KEY);
       expect(existsSync(join(outDir, "index.html"))).toBe(false);
     } finally {
       rmSync(outDir, { recursive: true, force: true });

@@ -1,0 +1,141 @@
+// The sign-ups through Supabase's REST API, with supabase-js as the site uses it (the same calls
+// on a real project as locally), and what its failures mean for the owner.
+import { readdirSync, readFileSync } from "node:fs";
+import type { PostgrestError, SupabaseClient } from "@supabase/supabase-js";
+
+const TABLE = "early_access";
+
+/**
+ * Rows asked for at once: Supabase's default "Max rows". A project set lower answers with
+ * fewer, which the paging below takes in its stride.
+ */
+const PAGE_SIZE = 1000;
+
+export interface SignUpRow {
+  email: string;
+  phone: string | null;
+  /** As PostgREST writes it: `2026-11-22T01:31:17.336+00:00`. */
+  created_at: string;
+}
+
+/** A failure to tell the owner in one line; nothing was changed. */
+export class OwnerCommandError extends Error {}
+
+/** What the command talks to, for its messages. */
+export interface Target {
+  url: string;
+  /** Where the key came from: `SUPABASE_SECRET_KEY`, or the local default. */
+  keySource: string;
+}
+
+export interface ReadOptions {
+  /** Only sign-ups from this instant on. */
+  since?: Date | null;
+  newestFirst: boolean;
+  /** At most this many rows; all when absent. */
+  limit?: number;
+}
+
+export interface SignUps {
+  /** How many signed up (since `since`). */
+  count(since?: Date | null): Promise<number>;
+  /** The rows, a page at a time, in a total order; `total` is known once the first page is in. */
+  pages(options: ReadOptions): {
+    total: () => number | null;
+    [Symbol.asyncIterator](): AsyncIterator<SignUpRow[]>;
+  };
+  /** Deletes the row of this (normalised) address; whether there was one. */
+  remove(email: string): Promise<boolean>;
+}
+
+export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
+  const check = <T>(answer: { data: T; error: PostgrestError | null; status: number }) => {
+    if (answer.error) throw describeFailure(answer.error, answer.status, target);
+    return answer.data;
+  };
+
+  return {
+    async count(since) {
+      // A GET of no rows rather than HEAD (`head: true`): a HEAD's answer has no body, so its
+      // errors would reach supabase-js without their code (a missing table even as 204).
+      let query = client.from(TABLE).select("*", { count: "exact" }).limit(0);
+      if (since) query = query.gte("created_at", since.toISOString());
+      const answer = await query;
+      check(answer);
+      return answer.count ?? 0;
+    },
+
+    pages({ since = null, newestFirst, limit = Infinity }) {
+      let total: number | null = null;
+      async function* read() {
+        let offset = 0;
+        while (offset < Math.min(limit, total ?? Infinity)) {
+          const last = Math.min(offset + PAGE_SIZE, limit) - 1;
+          // Created_at then id, a total order: pages neither repeat nor skip a row. Sign-ups that
+          // arrive meanwhile sort after the oldest-first export's pages, and past its first count.
+          let query = client
+            .from(TABLE)
+            .select("email, phone, created_at", { count: offset === 0 ? "exact" : undefined })
+            .order("created_at", { ascending: !newestFirst })
+            .order("id", { ascending: !newestFirst });
+          if (since) query = query.gte("created_at", since.toISOString());
+          const answer = await query.range(offset, last);
+          const rows = check(answer) as SignUpRow[];
+          if (offset === 0) total = answer.count ?? 0;
+          if (rows.length === 0) return;
+          offset += rows.length;
+          yield rows;
+        }
+      }
+      return { total: () => total, [Symbol.asyncIterator]: read };
+    },
+
+    async remove(email) {
+      const answer = await client.from(TABLE).delete().eq("email", email).select("email");
+      return (check(answer) as unknown[]).length > 0;
+    },
+  };
+}
+
+/** The message for a failed call: what happened, and what to do about it. */
+export function describeFailure(
+  error: PostgrestError,
+  status: number,
+  { url, keySource }: Target,
+): OwnerCommandError {
+  if (status === 0) {
+    // supabase-js puts the cause in `details`: "…Caused by: Error: connect ECONNREFUSED 127.0.0.1:54321 (ECONNREFUSED)".
+    const cause =
+      /Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ?? error.message;
+    return new OwnerCommandError(`Cannot reach the Supabase API at ${url} (${cause}).`);
+  }
+  if (error.code === "PGRST205") {
+    return new OwnerCommandError(
+      `The project at ${url} has no table public.${TABLE}: apply this repository's migrations ` +
+        `(npx supabase db push), the first being supabase/migrations/${creatingMigration()}.`,
+    );
+  }
+  if (status === 401 && error.message === "Invalid API key") {
+    return new OwnerCommandError(
+      `The API at ${url} refused the key from ${keySource} as invalid: copy the project's secret ` +
+        "key (sb_secret_…) from the dashboard, Project Settings → API Keys.",
+    );
+  }
+  if (error.code === "42501") {
+    return new OwnerCommandError(
+      `The key from ${keySource} may not do this at ${url} (${error.message}): the owner's ` +
+        "command needs the secret key (sb_secret_…), which acts as service_role.",
+    );
+  }
+  const code = error.code ? ` ${error.code}` : "";
+  return new OwnerCommandError(`The API at ${url} answered ${status}${code}: ${error.message}`);
+}
+
+/** The migration that creates the table, found by its content so that a rename cannot stale it. */
+function creatingMigration(): string {
+  const folder = new URL("../../supabase/migrations/", import.meta.url);
+  const file = readdirSync(folder)
+    .sort()
+    .find((name) => readFileSync(new URL(name, folder), "utf8").includes(`create table public.${TABLE}`));
+  return file ?? "*.sql";
+}

@@ -1,0 +1,171 @@
+// `npm run sign-ups -- <verb>`: the site owner's command. Counts, lists, exports and removes
+// sign-ups through Supabase's REST API with the secret key, on a real project as locally.
+// Data goes to stdout, messages to stderr; any failure is one line and a non-zero exit status.
+import { Command, InvalidArgumentError } from "commander";
+import { createWriteStream, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { Readable, type Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { isValidEmail, normalizeEmail } from "../../src/lib/early-access.ts";
+import { ConfigurationError } from "../environment.ts";
+import { OwnerCommandError, signUpsApi, type SignUps } from "./api.ts";
+import { connect } from "./connection.ts";
+import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
+import { formatLocal, localTimeZone, parseSince, startOfDay, weekBefore } from "./dates.ts";
+import { formatTable } from "./table.ts";
+
+/** How many rows `list` shows unless told otherwise. */
+const DEFAULT_LIST_LIMIT = 50;
+
+const program = new Command("sign-ups")
+  .usage("<verb> [options]   (npm run sign-ups -- <verb>)")
+  .description(
+    "Count, list, export and remove the early-access sign-ups: on the local backend, or on a real " +
+      "Supabase project given PUBLIC_SUPABASE_URL and SUPABASE_SECRET_KEY.",
+  )
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+program
+  .command("count")
+  .description("How many signed up: in all, today and in the last 7 days.")
+  .action(() =>
+    withSignUps(async (signUps) => {
+      const now = new Date();
+      const [total, today, week] = await Promise.all([
+        signUps.count(),
+        signUps.count(startOfDay(now)),
+        signUps.count(weekBefore(now)),
+      ]);
+      process.stdout.write(
+        `${total} ${total === 1 ? "sign-up" : "sign-ups"}\n` +
+          `${today} today (since 00:00, ${localTimeZone()})\n` +
+          `${week} in the last 7 days\n`,
+      );
+    }),
+  );
+
+program
+  .command("list")
+  .description("The newest sign-ups first, as a table.")
+  .option("-L, --limit <n>", `show at most n sign-ups (default ${DEFAULT_LIST_LIMIT})`, positiveInteger)
+  .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
+  .action(({ limit = DEFAULT_LIST_LIMIT, since }: { limit?: number; since?: Date }) =>
+    withSignUps(async (signUps) => {
+      const pages = signUps.pages({ since, newestFirst: true, limit });
+      const rows: string[][] = [];
+      for await (const page of pages) {
+        for (const { email, phone, created_at } of page) {
+          rows.push([formatLocal(new Date(created_at)), email, phone ?? ""]);
+        }
+      }
+      const total = pages.total() ?? 0;
+      const scope = since ? ` since ${formatLocal(since)}` : "";
+      if (total === 0) {
+        process.stderr.write(`No sign-ups${scope}.\n`);
+        return;
+      }
+      process.stdout.write(`${formatTable([`SIGNED UP (${localTimeZone()})`, "EMAIL", "PHONE"], rows)}\n`);
+      process.stderr.write(
+        rows.length < total
+          ? `The newest ${rows.length} of ${total}${scope}: --limit shows more, export writes them all.\n`
+          : `${total} ${total === 1 ? "sign-up" : "sign-ups"}${scope}, newest first.\n`,
+      );
+    }),
+  );
+
+program
+  .command("export")
+  .description(
+    "Every sign-up as CSV (email, phone, created_at in UTC), oldest first, safe to open in a spreadsheet.",
+  )
+  .option("-o, --output <file>", "write to this file instead of stdout (replaced only once complete)")
+  .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
+  .option("--bom", "start with a byte-order mark, so that Excel reads the file as UTF-8")
+  .action(({ output, since, bom = false }: { output?: string; since?: Date; bom?: boolean }) =>
+    withSignUps(async (signUps) => {
+      const pages = signUps.pages({ since, newestFirst: false });
+      async function* records(): AsyncGenerator<CsvRecord> {
+        for await (const page of pages) {
+          for (const { email, phone, created_at } of page)
+            yield { email, phone, created_at: toUtcIso(created_at) };
+        }
+      }
+      const exported = () => `${pages.total() ?? 0} sign-ups`;
+      if (output === undefined || output === "-") {
+        await pipeline(Readable.from(records()), csvWriter({ bom }), process.stdout, { end: false });
+        process.stderr.write(`Exported ${exported()}.\n`);
+        return;
+      }
+      await writeAtomically(output, (file) => pipeline(Readable.from(records()), csvWriter({ bom }), file));
+      process.stderr.write(`Exported ${exported()} to ${output}.\n`);
+    }),
+  );
+
+program
+  .command("remove")
+  .description(
+    "Remove one address from the list, however it was typed (spaces, capitals), as a removal request asks.",
+  )
+  .argument("<email>", "the address to remove")
+  .action((email: string) => {
+    const address = normalizeEmail(email);
+    return withSignUps(async (signUps) => {
+      if (!isValidEmail(address)) throw new OwnerCommandError(`"${email}" is not an email address.`);
+      const removed = await signUps.remove(address);
+      process.stderr.write(
+        removed ? `Removed ${address}.\n` : `${address} is not on the list: nothing was removed.\n`,
+      );
+    });
+  });
+
+/**
+ * Runs `work` against the configured sign-ups, and turns any failure into one line on stderr
+ * and exit status 1. A backend the command started is closed either way.
+ */
+async function withSignUps(work: (signUps: SignUps) => Promise<void>): Promise<void> {
+  try {
+    const connection = await connect();
+    try {
+      await work(signUpsApi(connection.client, connection));
+    } finally {
+      await connection.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPIPE") return; // `export | head`: the reader left
+    const known = error instanceof OwnerCommandError || error instanceof ConfigurationError;
+    process.stderr.write(
+      `error: ${known ? (error as Error).message.replaceAll("\n", " ") : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+/**
+ * Writes a file under a temporary name beside it, readable by its owner only (it holds personal
+ * data), and gives it its name only once complete: a failure leaves any earlier file as it was.
+ */
+async function writeAtomically(path: string, write: (file: Writable) => Promise<void>): Promise<void> {
+  const partial = join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
+  try {
+    await write(createWriteStream(partial, { mode: 0o600 }));
+    renameSync(partial, path);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1)
+    throw new InvalidArgumentError("It takes a whole number above 0, such as 100.");
+  return number;
+}
+
+function since(value: string): Date {
+  const date = parseSince(value);
+  if (!date)
+    throw new InvalidArgumentError("It takes a date such as 2026-11-01, or a time such as 2026-11-01T09:30.");
+  return date;
+}
+
+await program.parseAsync();

@@ -1,0 +1,380 @@
+// `npm run sign-ups -- <verb>`, the owner's command, run as the owner runs it (a process of its
+// own, its settings from the environment): against a project elsewhere (its URL and
+// SUPABASE_SECRET_KEY; on the real-PostgreSQL tier, the endpoint logged in as authenticator
+// stands in for a hosted project), against the local backend while it runs, and with no
+// backend running, when it opens the data folder itself. Failures are one line, change nothing.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../server/backend/database/database.ts";
+import { openPGlite } from "../../server/backend/database/pglite.ts";
+import { startBackend, type Backend } from "../../server/backend/index.ts";
+import { LOCAL_ANON_KEY, LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
+import { normalizeSignUp } from "../../src/lib/early-access.ts";
+import { register } from "../../src/lib/register.ts";
+import { npmScriptArgs } from "../npm-script.ts";
+import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
+import { clientFor, engine, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase } from "./helpers.ts";
+
+const root = mkdtempSync(join(tmpdir(), "owner-command-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the command with exactly these settings: everything else it reads is set empty (unset),
+ * so that a developer's .env counts for nothing. Asynchronous: the backend answers in this process.
+ */
+function signUps(args: string[], settings: Record<string, string>): Promise<Run> {
+  const env = {
+    ...withoutTestEnvironment(process.env),
+    PUBLIC_SUPABASE_URL: "",
+    SUPABASE_API_PORT: "",
+    SUPABASE_SECRET_KEY: "",
+    SUPABASE_DATA_DIR: join(root, "untouched"),
+    SUPABASE_DB_URL: "",
+    SUPABASE_SEED_FILE: "",
+    TZ: "UTC",
+    ...settings,
+  };
+  const child = spawn(process.execPath, [...npmScriptArgs("sign-ups"), ...args], { env, stdio: "pipe" });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
+}
+
+/** Sign-ups as the page makes them: its own code, with the publishable key, one at a time. */
+async function signUpThroughThePage(
+  backend: Backend,
+  people: Array<{ email: string; phone: string | null }>,
+) {
+  const client = clientFor(backend, backend.publishableKey);
+  for (const { email, phone } of people) {
+    expect(await register(async () => client, normalizeSignUp(email, phone ?? ""))).toBe("registered");
+    // Each a moment after the previous, so that "newest first" has one answer.
+    await new Promise((resume) => setTimeout(resume, 20));
+  }
+}
+
+/** Three people, typed as people type; the third's phone is a formula, as an attacker's would be. */
+const PEOPLE = [
+  { email: "ada@example.com", phone: "+44 20 7946 0000" },
+  { email: "  Bob@Example.com ", phone: null },
+  { email: "-cy@example.com", phone: '=HYPERLINK("http://x.io","y")' },
+];
+const STORED = ["ada@example.com", "bob@example.com", "-cy@example.com"];
+
+/** The CSV's rows as a spreadsheet would read them: RFC 4180 fields, CRLF records. */
+function csvRows(csv: string): string[][] {
+  expect(csv.endsWith("\r\n")).toBe(true);
+  return csv
+    .slice(0, -2)
+    .split("\r\n")
+    .map((line) =>
+      [...line.matchAll(/"((?:[^"]|"")*)"|(?<=^|,)(?=,|$)/g)].map((m) => (m[1] ?? "").replaceAll('""', '"')),
+    );
+}
+
+async function storedEmails(owner: Database): Promise<string[]> {
+  const { rows } = await owner.query<{ email: string }>(
+    "select email from public.early_access order by email",
+  );
+  return rows.map(({ email }) => email);
+}
+
+describe.each([
+  {
+    // On the real-PostgreSQL tier, this is the hosted project's stand-in.
+    name: "a Supabase project elsewhere (its URL and SUPABASE_SECRET_KEY)",
+    settings: (backend: Backend) => ({
+      PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),
+      SUPABASE_SECRET_KEY: backend.secretKey,
+    }),
+  },
+  {
+    name: "the local backend while it runs (no configuration but its port)",
+    settings: (backend: Backend) => ({ SUPABASE_API_PORT: new URL(backend.url).port }),
+  },
+])("against $name", ({ settings }) => {
+  let backend: Backend;
+  let owner: Database;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    let database: Database;
+    ({ database, owner } = await openTestDatabase());
+    backend = await startBackend({ database, port: 0, log: () => {} });
+    env = settings(backend);
+    await signUpThroughThePage(backend, PEOPLE);
+  });
+  afterAll(() => backend?.close());
+
+  it("count says 3, and how many today and this week", async () => {
+    const run = await signUps(["count"], env);
+    expect(run).toMatchObject({ status: 0, stderr: "" });
+    expect(run.stdout).toBe("3 sign-ups\n3 today (since 00:00, UTC)\n3 in the last 7 days\n");
+  });
+
+  it("list shows them newest first, as a table", async () => {
+    const run = await signUps(["list"], env);
+    expect(run.status, run.stderr).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^SIGNED UP \(UTC\) +EMAIL +PHONE$/);
+    expect(lines.slice(1).map((line) => line.split(/ {2,}/)[1])).toEqual([...STORED].reverse());
+    expect(lines[1]).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d +-cy@example\.com +=HYPERLINK\("http:\/\/x\.io","y"\)$/,
+    );
+    expect(run.stderr).toBe("3 sign-ups, newest first.\n");
+  });
+
+  it("export writes RFC 4180 CSV, oldest first, in which no cell starts a formula", async () => {
+    const run = await signUps(["export"], env);
+    expect(run.status, run.stderr).toBe(0);
+    const { rows: stored } = await owner.query<{ created_at: string }>(
+      "select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') as created_at from public.early_access order by created_at",
+    );
+    expect(csvRows(run.stdout)).toEqual([
+      ["email", "phone", "created_at"],
+      ["ada@example.com", "'+44 20 7946 0000", `${stored[0]!.created_at.replace(/\.?0+$/, "")}Z`],
+      ["bob@example.com", "", `${stored[1]!.created_at.replace(/\.?0+$/, "")}Z`],
+      [
+        "'-cy@example.com",
+        `'=HYPERLINK("http://x.io","y")`,
+        `${stored[2]!.created_at.replace(/\.?0+$/, "")}Z`,
+      ],
+    ]);
+    // Every field quoted, the phone's quotes doubled, so no spreadsheet splits or evaluates it.
+    expect(run.stdout).toContain(`"'=HYPERLINK(""http://x.io"",""y"")"`);
+    expect(run.stderr).toBe("Exported 3 sign-ups.\n");
+  });
+
+  it("export -o writes the same to a file only its owner can read", async () => {
+    const file = join(root, `export-${Math.random()}.csv`);
+    const [toFile, toStdout] = await Promise.all([
+      signUps(["export", "-o", file], env),
+      signUps(["export"], env),
+    ]);
+    expect(toFile.status, toFile.stderr).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(toStdout.stdout);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(toFile.stderr).toBe(`Exported 3 sign-ups to ${file}.\n`);
+  });
+
+  it("--limit and --since narrow the list", async () => {
+    const limited = await signUps(["list", "--limit", "1"], env);
+    expect(limited.stdout.trimEnd().split("\n")).toHaveLength(2);
+    expect(limited.stderr).toBe("The newest 1 of 3: --limit shows more, export writes them all.\n");
+    const none = await signUps(["list", "--since", "2999-01-01"], env);
+    expect(none).toMatchObject({ status: 0, stdout: "", stderr: "No sign-ups since 2999-01-01 00:00.\n" });
+  });
+
+  it("remove takes out only that address, however it is typed, and count then says 2", async () => {
+    const run = await signUps(["remove", "  BOB@example.COM "], env);
+    expect(run).toMatchObject({ status: 0, stdout: "", stderr: "Removed bob@example.com.\n" });
+    expect(await storedEmails(owner)).toEqual(["-cy@example.com", "ada@example.com"]);
+    expect((await signUps(["count"], env)).stdout).toMatch(/^2 sign-ups\n/);
+
+    const again = await signUps(["remove", "bob@example.com"], env);
+    expect(again).toMatchObject({
+      status: 0,
+      stderr: "bob@example.com is not on the list: nothing was removed.\n",
+    });
+    expect(await storedEmails(owner)).toEqual(["-cy@example.com", "ada@example.com"]);
+  });
+});
+
+describe("counting by day", () => {
+  let backend: Backend;
+  beforeAll(async () => {
+    const { database, owner } = await openTestDatabase();
+    // Faked: the sign-up times, which the database otherwise takes from its clock.
+    await owner.exec(`
+      insert into public.early_access (email, created_at) values
+        ('now@example.com', now()),
+        ('three-days@example.com', now() - interval '3 days'),
+        ('eight-days@example.com', now() - interval '8 days'),
+        ('last-year@example.com', now() - interval '1 year')`);
+    backend = await startBackend({ database, port: 0, log: () => {} });
+  });
+  afterAll(() => backend?.close());
+
+  it("counts today from local midnight, and the last 7 days as 7 × 24 hours", async () => {
+    const run = await signUps(["count"], { SUPABASE_API_PORT: new URL(backend.url).port });
+    expect(run.stdout).toBe("4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n");
+  });
+
+  it("lists from --since on", async () => {
+    const since = new Date(Date.now() - 5 * 24 * 3600 * 1000).toISOString().slice(0, 10);
+    const run = await signUps(["list", "--since", since], { SUPABASE_API_PORT: new URL(backend.url).port });
+    expect(run.stdout).toContain("now@example.com");
+    expect(run.stdout).toContain("three-days@example.com");
+    expect(run.stdout).not.toContain("eight-days@example.com");
+  });
+});
+
+describe("failures: one line, exit status 1, nothing changed", () => {
+  let backend: Backend;
+  let owner: Database;
+  beforeAll(async () => {
+    let database: Database;
+    ({ database, owner } = await openTestDatabase());
+    backend = await startBackend({ database, port: 0, log: () => {} });
+    await signUpThroughThePage(backend, [{ email: "stays@example.com", phone: null }]);
+  });
+  afterAll(() => backend?.close());
+
+  const project = () => ({ PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost") });
+
+  async function expectFailure(args: string[], settings: Record<string, string>, message: RegExp) {
+    const run = await signUps(args, settings);
+    expect(run.status, run.stdout).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trimEnd()).toMatch(message);
+    expect(run.stderr.trimEnd().split("\n"), run.stderr).toHaveLength(1);
+    expect(await storedEmails(owner)).toEqual(["stays@example.com"]);
+  }
+
+  describe.each([
+    ["the publishable key", LOCAL_PUBLISHABLE_KEY, /SUPABASE_SECRET_KEY holds a publishable key/],
+    ["the legacy anon key", LOCAL_ANON_KEY, /SUPABASE_SECRET_KEY holds a publishable key/],
+    ["something else", "not-a-key", /SUPABASE_SECRET_KEY holds no secret key/],
+  ])("given %s instead of the secret key", (_, key, message) => {
+    it.each([["count"], ["list"], ["export"], ["remove", "stays@example.com"]])(
+      "%s refuses",
+      async (...args) => {
+        await expectFailure(args, { ...project(), SUPABASE_SECRET_KEY: key }, message);
+      },
+    );
+  });
+
+  it("a wrong secret key is refused by the API, and the message says where to get the right one", async () => {
+    await expectFailure(
+      ["remove", "stays@example.com"],
+      { ...project(), SUPABASE_SECRET_KEY: "sb_secret_wrong" },
+      /^error: The API at .+ refused the key from SUPABASE_SECRET_KEY as invalid: copy the project's secret key .+ Project Settings → API Keys\.$/,
+    );
+  });
+
+  it("a project reached over plain http is not sent the key", async () => {
+    await expectFailure(
+      ["count"],
+      { PUBLIC_SUPABASE_URL: "http://abc.supabase.co", SUPABASE_SECRET_KEY: backend.secretKey },
+      /^error: PUBLIC_SUPABASE_URL \(http:\/\/abc\.supabase\.co\) is not https: the secret key is not sent/,
+    );
+  });
+
+  it("a project without SUPABASE_SECRET_KEY is told where to get it", async () => {
+    await expectFailure(["count"], project(), /^error: SUPABASE_SECRET_KEY is not set\. .+ API Keys/);
+  });
+
+  it("an unreachable backend is named, and an earlier export file is left as it was", async () => {
+    const [port] = freePorts(1);
+    const file = join(root, "earlier.csv");
+    writeFileSync(file, "earlier");
+    await expectFailure(
+      ["export", "-o", file],
+      { PUBLIC_SUPABASE_URL: `https://localhost:${port}`, SUPABASE_SECRET_KEY: backend.secretKey },
+      new RegExp(
+        `^error: Cannot reach the Supabase API at https://localhost:${port} \\(connect ECONNREFUSED [\\d.:]+\\)\\.$`,
+      ),
+    );
+    expect(readFileSync(file, "utf8")).toBe("earlier");
+  });
+
+  it("a project without the table names the migration to push", async () => {
+    const { database, owner: other } = await openTestDatabase();
+    await other.exec("drop table public.early_access cascade");
+    const empty = await startBackend({ database, port: 0, log: () => {} });
+    try {
+      const run = await signUps(["count"], { SUPABASE_API_PORT: new URL(empty.url).port });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(
+        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/20261122000000_create_early_access\.sql\.\n$/,
+      );
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it.each([
+    [["list", "--limit", "0"], /--limit/],
+    [["list", "--since", "2026-02-30"], /--since/],
+    [["remove", "nobody"], /"nobody" is not an email address/],
+    [["erase", "x"], /unknown command 'erase'/],
+  ])("%j is refused before anything is sent", async (args, message) => {
+    await expectFailure(args, { SUPABASE_API_PORT: new URL(backend.url).port }, message);
+  });
+});
+
+describe.skipIf(engine !== "pglite")("with no backend running", () => {
+  const dataDir = join(root, "data");
+  const settings = () => ({ SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(freePorts(1)[0]) });
+
+  beforeAll(async () => {
+    // What `npm start` left behind: a data folder with three sign-ups made through the page.
+    const database = await openPGlite({ dataDir, seed: readFileSync(LIFT_SIGN_UP_LIMITS_FILE, "utf8") });
+    const backend = await startBackend({ database, port: 0, log: () => {} });
+    await signUpThroughThePage(backend, PEOPLE);
+    await backend.close();
+  });
+
+  it("opens the data folder for the length of the command: count, list, export, remove, count", async () => {
+    expect((await signUps(["count"], settings())).stdout).toMatch(/^3 sign-ups\n/);
+    const list = await signUps(["list"], settings());
+    expect(
+      list.stdout
+        .trimEnd()
+        .split("\n")
+        .slice(1)
+        .map((line) => line.split(/ {2,}/)[1]),
+    ).toEqual([...STORED].reverse());
+    const exported = await signUps(["export"], settings());
+    expect(csvRows(exported.stdout).map(([email]) => email)).toEqual([
+      "email",
+      ...STORED.map((e) => e.replace(/^-/, "'-")),
+    ]);
+    expect((await signUps(["remove", "ada@example.com"], settings())).stderr).toBe(
+      "Removed ada@example.com.\n",
+    );
+    expect((await signUps(["count"], settings())).stdout).toMatch(/^2 sign-ups\n/);
+    // The folder is free again: its lock went with the command.
+    expect(existsSync(join(dataDir, "embedded-backend.lock"))).toBe(false);
+  });
+});
+
+describe.skipIf(engine !== "pglite")("while `npm run backend` is still starting", () => {
+  it("waits for it to answer instead of opening its data folder too", async () => {
+    const dataDir = join(root, "starting");
+    const [port] = freePorts(1) as [number];
+    const settings = { SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) };
+    const backend = spawn(process.execPath, npmScriptArgs("backend"), {
+      env: {
+        ...withoutTestEnvironment(process.env),
+        PUBLIC_SUPABASE_URL: "",
+        SUPABASE_DB_URL: "",
+        ...settings,
+      },
+      stdio: "ignore",
+    });
+    try {
+      // The folder is taken before the database opens, and a new one takes seconds to create.
+      while (!existsSync(join(dataDir, "embedded-backend.lock"))) await new Promise((r) => setTimeout(r, 20));
+      const run = await signUps(["count"], settings);
+      expect(run, run.stderr).toMatchObject({ status: 0, stdout: expect.stringMatching(/^0 sign-ups\n/) });
+    } finally {
+      backend.kill("SIGINT");
+      await new Promise((exited) => backend.on("exit", exited));
+    }
+  });
+});
+
+it("never touches the data folder while a backend answers", () => {
+  expect(existsSync(join(root, "untouched"))).toBe(false);
+});

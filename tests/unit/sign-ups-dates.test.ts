@@ -1,0 +1,45 @@
+// Days as the owner means them (server/sign-ups/dates.ts): in the local time zone.
+import { describe, expect, it } from "vitest";
+import { formatLocal, parseSince, startOfDay, weekBefore } from "../../server/sign-ups/dates";
+
+describe("parseSince", () => {
+  it.each([
+    // A day: its local midnight.
+    ["2026-11-01", new Date(2026, 10, 1)],
+    // A day and a local time.
+    ["2026-11-01T09:30", new Date(2026, 10, 1, 9, 30)],
+    ["2026-11-01 09:30:15", new Date(2026, 10, 1, 9, 30, 15)],
+    // A zone named: that instant.
+    ["2026-11-01T09:30Z", new Date("2026-11-01T09:30:00Z")],
+    ["2026-11-01t09:30:00.250+02:00", new Date("2026-11-01T07:30:00.250Z")],
+  ])("%s → %s", (text, expected) => {
+    expect(parseSince(text)).toEqual(expected);
+  });
+
+  it.each([
+    // Impossible dates and times, which Date would roll over into the next.
+    "2026-02-30",
+    "2026-11-01T25:00",
+    // Not dates.
+    "yesterday",
+    "1 Nov 2026",
+    "20261101",
+    "",
+  ])("%j is refused", (text) => {
+    expect(parseSince(text)).toBeNull();
+  });
+});
+
+describe("days", () => {
+  it("today starts at local midnight", () => {
+    expect(startOfDay(new Date(2026, 10, 22, 23, 59, 59))).toEqual(new Date(2026, 10, 22));
+  });
+
+  it("the last 7 days are 7 × 24 hours", () => {
+    expect(weekBefore(new Date("2026-11-22T12:00:00Z"))).toEqual(new Date("2026-11-15T12:00:00Z"));
+  });
+
+  it("a time reads as the local day and minute", () => {
+    expect(formatLocal(new Date(2026, 0, 2, 3, 4, 59))).toBe("2026-01-02 03:04");
+  });
+});
