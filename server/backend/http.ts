@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { finished } from "node:stream/promises";
 import { postgrestError } from "./errors.ts";
-import { authenticate } from "./gateway.ts";
+import { authenticate, fromBrowser } from "./gateway.ts";
 import { JSON_CONTENT_TYPE, jsonResponse, ResponseError, type HttpResponse } from "./http-response.ts";
 import type { RestHandler } from "./postgrest.ts";
 
@@ -52,7 +52,7 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
     const apikey = headers.apikey ?? url.searchParams.get("apikey");
     url.searchParams.delete("apikey");
     const identity = authenticate(
-      { apikey, authorization: headers.authorization, userAgent: headers["user-agent"] },
+      { apikey, authorization: headers.authorization, browser: fromBrowser(headers) },
       jwtSecret,
       opaqueKeys,
     );

@@ -49,7 +49,7 @@ export async function startBackend({
       createGateway({
         jwtSecret: LOCAL_JWT_SECRET,
         opaqueKeys: LOCAL_OPAQUE_KEYS,
-        handleRest: createRestHandler(cache, createRequestRunner(database, cache.roleSettings)),
+        handleRest: createRestHandler(cache, createRequestRunner(database, cache)),
         log,
       }),
     )

@@ -21,7 +21,7 @@ beforeAll(async () => {
   // Every visitor comes from an address of its own (below), so the migration's own limits hold.
   ({ database } = await openTestDatabase({ poolSize: 100, seed: null }));
   const cache = await loadSchemaCache(database);
-  runRequest = createRequestRunner(database, cache.roleSettings);
+  runRequest = createRequestRunner(database, cache);
   handle = createRestHandler(cache, runRequest);
 });
 afterAll(() => database.close());
