@@ -12,8 +12,19 @@ import type { RestHandler } from "./postgrest.ts";
 
 const REST_PREFIX = "/rest/v1/";
 
-/** Larger bodies are refused before they are held in memory; a sign-up is a few hundred bytes. */
+/** Larger bodies are refused before they are held in memory (Kong's request-size-limiting). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The most the public roles (anon, authenticated) may send. A sign-up is a few hundred bytes,
+ * and the database admits one row per request from them; on the one engine every visitor
+ * shares, a larger body could only be refused, after costing that engine memory it never gives
+ * back (PGlite's WebAssembly memory grows to hold it and stays grown). So it is refused here.
+ * Hosted Supabase has no such limit of its own; there a project's database is not one process.
+ */
+export const MAX_PUBLIC_BODY_BYTES = 16 * 1024;
+
+const PUBLIC_ROLES = new Set(["anon", "authenticated"]);
 
 /** The methods Kong's cors plugin allows by default. */
 const ALLOWED_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS,TRACE,CONNECT";
@@ -33,6 +44,13 @@ const NO_BODY_STATUSES = new Set([204, 304]);
  * visitor's sign-up behind all of them. A browser opens at most six connections to a host.
  */
 export const MAX_REQUESTS_PER_CLIENT = 6;
+
+/**
+ * Open connections a client may hold, per request it may have in progress: idle keep-alive
+ * connections of the visitors behind one address (an office, a campus) are many more than their
+ * requests at once, but hundreds are an attack, refused when they connect, at no cost.
+ */
+const CONNECTIONS_PER_REQUEST_SLOT = 8;
 
 export interface GatewayOptions {
   jwtSecret: string;
@@ -84,7 +102,10 @@ export function createGateway({
       jwtSecret,
       opaqueKeys,
     );
-    const body = await readBody(req);
+    const body = await readBody(
+      req,
+      PUBLIC_ROLES.has(identity.role) ? MAX_PUBLIC_BODY_BYTES : MAX_BODY_BYTES,
+    );
 
     const response = await handleRest({
       method: req.method ?? "GET",
@@ -126,8 +147,9 @@ export function createGateway({
       // Node reads and drops the rest of the body; a parser error on it is about this request.
       connection.bodyStillArriving = true;
       req.once("end", () => (connection.bodyStillArriving = false));
-      // A refused upload is not waited for: the connection closes once the answer is out.
-      if (response === TOO_MANY_AT_ONCE) res.shouldKeepAlive = false;
+      // An upload refused for its size or for its client's other requests is not read on: the
+      // connection closes once the answer is out, as nginx closes it after a 413.
+      if (response.status === 413 || response.status === 429) res.shouldKeepAlive = false;
     }
     if (!res.destroyed) {
       // Kong's cors plugin puts this on every answer, errors included, so browsers can read them.
@@ -149,6 +171,8 @@ export function createGateway({
   /** Requests in progress, per client (clientOf). */
   const active = new Map<string, number>();
   const connections = new WeakMap<Duplex, Connection>();
+  /** Connections open, per client (clientOf). */
+  const openConnections = new Map<string, number>();
   const server = createServer((req, res) => {
     const connection = connections.get(req.socket)!;
     const handled = handle(req, res, connection)
@@ -167,6 +191,19 @@ export function createGateway({
       socket.destroy();
       return;
     }
+    // Beyond its share of open connections a client is cut off at once, before a byte is read.
+    const client = clientOf(address);
+    const open = (openConnections.get(client) ?? 0) + 1;
+    if (open > maxRequestsPerClient * CONNECTIONS_PER_REQUEST_SLOT) {
+      socket.destroy();
+      return;
+    }
+    openConnections.set(client, open);
+    socket.once("close", () => {
+      const left = openConnections.get(client)! - 1;
+      if (left === 0) openConnections.delete(client);
+      else openConnections.set(client, left);
+    });
     connections.set(socket, { address, answered: Promise.resolve(), bodyStillArriving: false });
   });
   // A request that stalls mid-upload is given up, as Kong's nginx does (client_body_timeout).
@@ -309,22 +346,22 @@ function withClientAddress(headers: Record<string, string>, address: string): Re
 }
 
 /**
- * The body's bytes, refused with 413 past MAX_BODY_BYTES. Past the limit the rest is read and
- * dropped, so the client still receives the answer and memory stays bounded. A client that
- * goes away mid-upload ends the wait at once.
+ * The body's bytes, refused with 413 past `limit`. Past the limit the rest is read and dropped,
+ * so the client still receives the answer and memory stays bounded. A client that goes away
+ * mid-upload ends the wait at once.
  */
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   // Kong's request-size-limiting plugin's answer.
   const tooLarge = () => new ResponseError(jsonResponse(413, { message: "Request size limit exceeded" }));
-  if (Number(req.headers["content-length"]) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  if (Number(req.headers["content-length"]) > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
     });
-    req.on("end", () => (size > MAX_BODY_BYTES ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
+    req.on("end", () => (size > limit ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
     // Node reports a client that hangs up mid-upload as an "aborted" error, then a close.
     req.on("error", () => reject(new ClientGoneError()));
     req.on("close", () => req.complete || reject(new ClientGoneError()));

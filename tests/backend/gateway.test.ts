@@ -1,7 +1,7 @@
 // What Supabase's gateway does in front of PostgREST: the apikey check, JWT verification,
 // CORS for browsers, unknown routes, the body size limit, and one log line per request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../../server/backend/http.ts";
+import { MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from "../../server/backend/http.ts";
 import type { Backend } from "../../server/backend/index.ts";
 import { clientFor, rest, signJwt, startTestBackend, uniqueEmail, type RestCall } from "./helpers.ts";
 
@@ -298,7 +298,7 @@ describe("the body size limit", () => {
   const oversized = JSON.stringify({ email: uniqueEmail(), phone: "x".repeat(MAX_BODY_BYTES) });
 
   it("refuses an oversized body announced by Content-Length", async () => {
-    const response = await rest(backend, { method: "POST", body: oversized });
+    const response = await rest(backend, { method: "POST", key: backend.secretKey, body: oversized });
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ message: "Request size limit exceeded" });
   });
@@ -307,11 +307,24 @@ describe("the body size limit", () => {
     const chunks = new Blob([oversized]).stream();
     const response = await fetch(`${backend.url}/rest/v1/early_access`, {
       method: "POST",
-      headers: { apikey: backend.anonKey, "content-type": "application/json" },
+      headers: { apikey: backend.serviceRoleKey, "content-type": "application/json" },
       body: chunks,
       duplex: "half",
     } as RequestInit);
     expect(response.status).toBe(413);
+  });
+
+  it("holds the public key to what a sign-up could need, before the database sees it", async () => {
+    // 1 MB of empty objects: valid JSON the database would have to read, only to refuse it.
+    const flood = `[${"{},".repeat(20_000)}{}]`;
+    expect(flood.length).toBeGreaterThan(MAX_PUBLIC_BODY_BYTES);
+    for (const key of [backend.publishableKey, backend.anonKey]) {
+      const response = await rest(backend, { method: "POST", key, body: flood });
+      expect(response.status).toBe(413);
+    }
+    // The largest sign-up the database could store fits with room to spare.
+    const largest = JSON.stringify({ email: `${"a".repeat(242)}@example.com`, phone: "1".repeat(32) });
+    expect(largest.length).toBeLessThan(MAX_PUBLIC_BODY_BYTES / 10);
   });
 });
 

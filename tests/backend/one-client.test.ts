@@ -1,6 +1,6 @@
-// What one client can cost everyone else at the gateway: a cap on its requests in progress at
-// once, refused before their bodies are read, and its address taken when it connects, so that
-// hanging up cannot move it into somebody else's count.
+// What one client can cost everyone else at the gateway: caps on its requests in progress and
+// its open connections, refused before their bodies are read, and its address taken when it
+// connects, so that hanging up cannot move it into somebody else's count.
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
@@ -53,7 +53,7 @@ describe("a client with requests in progress", () => {
     if (!(await canSendFrom("127.0.0.2"))) skip("this machine cannot send from 127.0.0.2 (macOS)");
     await owner.exec("truncate private.sign_up_windows");
     // Uploads that announce a body they are slow to send: each holds a request in progress.
-    const slow = Array.from({ length: CAP }, () => open(request('{"email":', 1_000_000)));
+    const slow = Array.from({ length: CAP }, () => open(request('{"email":', 1_000)));
     await new Promise((settle) => setTimeout(settle, 200));
 
     const started = Date.now();
@@ -70,6 +70,25 @@ describe("a client with requests in progress", () => {
     await new Promise((settle) => setTimeout(settle, 200));
     const after = await rest(backend, signUp());
     expect(after.status, await after.text()).toBe(201);
+  });
+});
+
+describe("a client with many connections open", () => {
+  it("is cut off when it opens more than its share, before a byte is read", async () => {
+    // Eight connections per request in progress it may have: 24 here.
+    const idle = Array.from({ length: 8 * CAP }, () => open(""));
+    await new Promise((settle) => setTimeout(settle, 300));
+    const extra = open(request(JSON.stringify({ email: uniqueEmail() })));
+    const closed = await new Promise<boolean>((resolve) => {
+      extra.on("data", () => resolve(false));
+      extra.on("close", () => resolve(true));
+    });
+    expect(closed, "closed without an answer").toBe(true);
+
+    idle.pop()!.destroy();
+    await new Promise((settle) => setTimeout(settle, 200));
+    expect((await rest(backend, { path: "early_access?select=email" })).status).toBe(200);
+    for (const socket of idle) socket.destroy();
   });
 });
 
