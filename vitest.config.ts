@@ -10,6 +10,7 @@ useTestEnvironment();
 /** Backend tests of one engine only: PGlite's data folder and process, and code with no database. */
 const PGLITE_ONLY = [
   "tests/backend/persistence.test.ts",
+  "tests/backend/data-folder.test.ts",
   "tests/backend/backend-process.test.ts",
   "tests/backend/jwt.test.ts",
 ];

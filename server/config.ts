@@ -1,9 +1,8 @@
 // Where things run locally, read once from the environment and the `.env` files
 // (server/environment.ts, which the build reads too).
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Database } from "./backend/database/database.ts";
-import { DataDirLockedError } from "./backend/database/data-dir-lock.ts";
+import { dataFolder, DataDirLockedError } from "./backend/database/data-dir-lock.ts";
 import { openPGlite } from "./backend/database/pglite.ts";
 import { connectPostgres } from "./backend/database/postgres.ts";
 import { startBackend, type Backend } from "./backend/index.ts";
@@ -43,9 +42,8 @@ const SUPABASE_URL = setting(() => supabaseUrl(env));
 /** A PostgreSQL server for the endpoint to use instead of PGlite (its schema already migrated). */
 const DB_URL = env.SUPABASE_DB_URL;
 
-/** Where PGlite keeps its data; `memory://` (PGlite's spelling) keeps it in memory. */
+/** Where PGlite keeps its data, in any of its spellings; `memory://` keeps it in memory. */
 const DATA_DIR = env.SUPABASE_DATA_DIR ?? ".data";
-const IN_MEMORY = DATA_DIR === "memory://";
 
 /** SQL run once when PGlite creates its database, as Supabase runs supabase/seed.sql. */
 const SEED_FILE = env.SUPABASE_SEED_FILE;
@@ -53,7 +51,7 @@ const SEED_FILE = env.SUPABASE_SEED_FILE;
 function openDatabase(log: (line: string) => void): Promise<Database> {
   if (DB_URL) return Promise.resolve(connectPostgres({ url: DB_URL }));
   return openPGlite({
-    dataDir: IN_MEMORY ? null : DATA_DIR,
+    dataDir: DATA_DIR,
     log,
     seed: SEED_FILE && readFileSync(SEED_FILE, "utf8"),
   });
@@ -93,7 +91,7 @@ export function startLocalBackend(): Promise<Backend | null> {
 
 function describeData(): string {
   if (DB_URL) return `PostgreSQL at ${new URL(DB_URL).host}`;
-  return IN_MEMORY ? "in memory" : resolve(DATA_DIR);
+  return dataFolder(DATA_DIR) ?? "in memory";
 }
 
 export function describeApi(backend: Backend | null): string {

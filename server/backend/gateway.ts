@@ -19,23 +19,39 @@ const INVALID_KEY = {
   message: "Invalid API key",
   hint: "Double check your Supabase `anon` or `service_role` API key.",
 };
-// Hosted Supabase refuses a secret key that comes from a browser, which it tells by the
-// User-Agent. Its exact answer is not documented; this one says what happened.
+// Hosted Supabase refuses a secret key that comes from a browser. Its exact answer is not
+// documented; this one says what happened.
 const SECRET_KEY_IN_BROWSER = {
   message: "Forbidden use of secret API key in browser",
   hint: "Secret API keys belong on servers; a browser uses the publishable key.",
 };
 
-const SECRET_KEY_PREFIX = "sb_secret_";
+/** The role of the secret key and of the legacy service_role JWT: every row, past every policy. */
+const SERVICE_ROLE = "service_role";
 
-/** Every browser's User-Agent begins so; servers' and tools' (node, curl) do not. */
-const isBrowser = (userAgent: string | undefined) => userAgent?.startsWith("Mozilla/") ?? false;
+/**
+ * Whether a request carries any sign that a browser sent it: an Origin (every cross-origin fetch
+ * and every POST has one), a Fetch Metadata header only browsers send (Sec-Fetch-Site,
+ * -Dest, -User; Node's own fetch sends Sec-Fetch-Mode too, so that one alone tells nothing),
+ * or a browser's User-Agent, whatever its case. Otherwise a page a developer happens to visit
+ * could use a server key it guessed (the local ones are public) against the local list.
+ */
+export function fromBrowser(headers: Readonly<Record<string, string>>): boolean {
+  return (
+    headers.origin !== undefined ||
+    BROWSER_FETCH_METADATA.some((name) => headers[name] !== undefined) ||
+    /^mozilla\//i.test(headers["user-agent"]?.trim() ?? "")
+  );
+}
+
+const BROWSER_FETCH_METADATA = ["sec-fetch-site", "sec-fetch-dest", "sec-fetch-user"];
 
 export interface Credentials {
   /** The `apikey` header, or else the `?apikey=` parameter. */
   apikey: string | null;
   authorization: string | undefined;
-  userAgent: string | undefined;
+  /** Whether the request came from a browser (fromBrowser). */
+  browser: boolean;
 }
 
 /** The CLI's gateway tells an opaque key from a JWT in `Authorization` by this, case and all. */
@@ -43,22 +59,25 @@ const OPAQUE_BEARER_PREFIX = "Bearer sb_";
 
 /**
  * Like the hosted gateway's, the apikey must be present and valid: one of the local opaque keys
- * or a legacy JWT signed with the secret, and no secret key from a browser.
+ * or a legacy JWT signed with the secret; and nothing that acts as service_role (the secret key,
+ * the legacy service_role JWT, a token claiming that role) from a browser.
  * Which token then decides the role follows the CLI's gateway (kong.yml): a bearer token that
  * is not an opaque key (a signed-in user's JWT) wins; otherwise the apikey's JWT is used, and
  * an opaque key in `Authorization`, which supabase-js sends as a copy of the apikey, is dropped.
  */
 export function authenticate(
-  { apikey, authorization, userAgent }: Credentials,
+  { apikey, authorization, browser }: Credentials,
   secret: string,
   opaqueKeys: ReadonlyMap<string, string>,
 ): Identity {
   if (!apikey) throw new ResponseError(jsonResponse(401, MISSING_KEY));
   const apikeyJwt = opaqueKeys.get(apikey) ?? apikey;
-  if (!("claims" in verifyJwt(apikeyJwt, secret))) throw new ResponseError(jsonResponse(401, INVALID_KEY));
-  if (apikey.startsWith(SECRET_KEY_PREFIX) && isBrowser(userAgent)) {
-    throw new ResponseError(jsonResponse(401, SECRET_KEY_IN_BROWSER));
-  }
+  const apikeyCheck = verifyJwt(apikeyJwt, secret);
+  if (!("claims" in apikeyCheck)) throw new ResponseError(jsonResponse(401, INVALID_KEY));
+  const refuseInBrowser = () => {
+    if (browser) throw new ResponseError(jsonResponse(401, SECRET_KEY_IN_BROWSER));
+  };
+  if (roleOf(apikeyCheck.claims) === SERVICE_ROLE) refuseInBrowser();
 
   const userToken = authorization?.startsWith(OPAQUE_BEARER_PREFIX) ? null : bearerToken(authorization);
   const check = verifyJwt(userToken ?? apikeyJwt, secret);
@@ -70,6 +89,7 @@ export function authenticate(
     });
   }
   const role = roleOf(check.claims);
+  if (role === SERVICE_ROLE) refuseInBrowser();
   // PostgREST hands the database the claims with the role it settled on.
   return { role, claims: { ...check.claims, role } };
 }

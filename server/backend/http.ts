@@ -1,19 +1,30 @@
 // The HTTP side of the embedded backend, shaped like Supabase's API gateway in front of
-// PostgREST: its routes, its CORS answers, the apikey check, a body size limit, and one log
-// line per request.
+// PostgREST: its routes, its CORS answers, the apikey check, a body size limit, a cap on what
+// one client may have in progress at once, and one log line per request.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { finished } from "node:stream/promises";
 import { postgrestError } from "./errors.ts";
-import { authenticate } from "./gateway.ts";
+import { authenticate, fromBrowser } from "./gateway.ts";
 import { JSON_CONTENT_TYPE, jsonResponse, ResponseError, type HttpResponse } from "./http-response.ts";
 import type { RestHandler } from "./postgrest.ts";
 
 const REST_PREFIX = "/rest/v1/";
 
-/** Larger bodies are refused before they are held in memory; a sign-up is a few hundred bytes. */
+/** Larger bodies are refused before they are held in memory (Kong's request-size-limiting). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The most the public roles (anon, authenticated) may send. A sign-up is a few hundred bytes,
+ * and the database admits one row per request from them; on the one engine every visitor
+ * shares, a larger body could only be refused, after costing that engine memory it never gives
+ * back (PGlite's WebAssembly memory grows to hold it and stays grown). So it is refused here.
+ * Hosted Supabase has no such limit of its own; there a project's database is not one process.
+ */
+export const MAX_PUBLIC_BODY_BYTES = 16 * 1024;
+
+const PUBLIC_ROLES = new Set(["anon", "authenticated"]);
 
 /** The methods Kong's cors plugin allows by default. */
 const ALLOWED_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS,TRACE,CONNECT";
@@ -25,12 +36,41 @@ const EXPOSED_HEADERS =
 /** Statuses whose answers never carry a body, nor a Content-Length. */
 const NO_BODY_STATUSES = new Set([204, 304]);
 
+/**
+ * Requests one client may have in progress at once; more are refused with 429 before their body
+ * is read, as Supabase's edge refuses a client that floods it. The embedded database serves one
+ * request at a time for everyone: without a cap, one client holding hundreds of connections
+ * (each uploading a large body the database must parse, to be refused) puts every other
+ * visitor's sign-up behind all of them. A browser opens at most six connections to a host.
+ */
+export const MAX_REQUESTS_PER_CLIENT = 6;
+
+/**
+ * Open connections a client may hold, per request it may have in progress: idle keep-alive
+ * connections of the visitors behind one address (an office, a campus) are many more than their
+ * requests at once, but hundreds are an attack, refused when they connect, at no cost.
+ */
+const CONNECTIONS_PER_REQUEST_SLOT = 8;
+
 export interface GatewayOptions {
   jwtSecret: string;
   /** Opaque keys (`sb_…`) and the JWT each stands for. */
   opaqueKeys: ReadonlyMap<string, string>;
   handleRest: RestHandler;
   log: (line: string) => void;
+  /** Default MAX_REQUESTS_PER_CLIENT. */
+  maxRequestsPerClient?: number;
+}
+
+/** What the gateway knows of one connection. */
+interface Connection {
+  /** The client's address, read from the socket when it connected (later it may be gone). */
+  address: string;
+  /** The latest request on this connection, and its answer once sent (or given up). */
+  request?: IncomingMessage;
+  answered: Promise<void>;
+  /** Whether that request was answered before all of its body had arrived. */
+  bodyStillArriving: boolean;
 }
 
 export interface Gateway {
@@ -40,23 +80,32 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: GatewayOptions): Gateway {
-  async function answer(req: IncomingMessage, url: URL): Promise<HttpResponse> {
+export function createGateway({
+  jwtSecret,
+  opaqueKeys,
+  handleRest,
+  log,
+  maxRequestsPerClient = MAX_REQUESTS_PER_CLIENT,
+}: GatewayOptions): Gateway {
+  async function answer(req: IncomingMessage, url: URL, address: string): Promise<HttpResponse> {
     if (!url.pathname.startsWith(REST_PREFIX))
       return jsonResponse(404, { message: "no Route matched with those values" });
     // The gateway answers preflights itself, before any key check: browsers send no key there.
     if (req.method === "OPTIONS") return preflight(req);
 
-    const headers = withClientAddress(flattenHeaders(req), req.socket.remoteAddress);
+    const headers = withClientAddress(flattenHeaders(req), address);
     // The gateway consumes the key; PostgREST would read a leftover `apikey` as a filter.
     const apikey = headers.apikey ?? url.searchParams.get("apikey");
     url.searchParams.delete("apikey");
     const identity = authenticate(
-      { apikey, authorization: headers.authorization, userAgent: headers["user-agent"] },
+      { apikey, authorization: headers.authorization, browser: fromBrowser(headers) },
       jwtSecret,
       opaqueKeys,
     );
-    const body = await readBody(req);
+    const body = await readBody(
+      req,
+      PUBLIC_ROLES.has(identity.role) ? MAX_PUBLIC_BODY_BYTES : MAX_BODY_BYTES,
+    );
 
     const response = await handleRest({
       method: req.method ?? "GET",
@@ -74,13 +123,34 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
     };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, connection: Connection): Promise<void> {
     const started = performance.now();
     const url = requestUrl(req.url);
-    const response = await (url ? answer(req, url) : Promise.resolve(BAD_URL)).catch((error: unknown) =>
-      failure(error, log),
-    );
-    if (!req.complete) answeredEarly.add(req.socket);
+    const client = clientOf(connection.address);
+    const inProgress = active.get(client) ?? 0;
+    const response =
+      inProgress >= maxRequestsPerClient
+        ? TOO_MANY_AT_ONCE
+        : await (async () => {
+            active.set(client, inProgress + 1);
+            try {
+              return url ? await answer(req, url, connection.address) : BAD_URL;
+            } catch (error) {
+              return failure(error, log);
+            } finally {
+              const left = active.get(client)! - 1;
+              if (left === 0) active.delete(client);
+              else active.set(client, left);
+            }
+          })();
+    if (!req.complete) {
+      // Node reads and drops the rest of the body; a parser error on it is about this request.
+      connection.bodyStillArriving = true;
+      req.once("end", () => (connection.bodyStillArriving = false));
+      // An upload refused for its size or for its client's other requests is not read on: the
+      // connection closes once the answer is out, as nginx closes it after a 413.
+      if (response.status === 413 || response.status === 429) res.shouldKeepAlive = false;
+    }
     if (!res.destroyed) {
       // Kong's cors plugin puts this on every answer, errors included, so browsers can read them.
       const length = NO_BODY_STATUSES.has(response.status)
@@ -98,24 +168,66 @@ export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: Gatewa
   }
 
   const answering = new Set<Promise<void>>();
-  /** Connections whose request was answered before all of its body had arrived. */
-  const answeredEarly = new WeakSet<Duplex>();
+  /** Requests in progress, per client (clientOf). */
+  const active = new Map<string, number>();
+  const connections = new WeakMap<Duplex, Connection>();
+  /** Connections open, per client (clientOf). */
+  const openConnections = new Map<string, number>();
   const server = createServer((req, res) => {
-    const handled = handle(req, res);
-    answering.add(handled);
-    void handled
+    const connection = connections.get(req.socket)!;
+    const handled = handle(req, res, connection)
       .catch((error: unknown) => log(`Could not answer ${req.method} ${req.url}: ${String(error)}`))
       .finally(() => answering.delete(handled));
+    answering.add(handled);
+    connection.request = req;
+    connection.answered = handled;
+  });
+  // The client's address is read as the connection opens: a socket that is reset before its
+  // request is handled no longer knows it, and nothing may be counted under an empty address.
+  server.on("connection", (socket: Socket) => {
+    // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
+    const address = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
+    if (!address) {
+      socket.destroy();
+      return;
+    }
+    // Beyond its share of open connections a client is cut off at once, before a byte is read.
+    const client = clientOf(address);
+    const open = (openConnections.get(client) ?? 0) + 1;
+    if (open > maxRequestsPerClient * CONNECTIONS_PER_REQUEST_SLOT) {
+      socket.destroy();
+      return;
+    }
+    openConnections.set(client, open);
+    socket.once("close", () => {
+      const left = openConnections.get(client)! - 1;
+      if (left === 0) openConnections.delete(client);
+      else openConnections.set(client, left);
+    });
+    connections.set(socket, { address, answered: Promise.resolve(), bodyStillArriving: false });
   });
   // A request that stalls mid-upload is given up, as Kong's nginx does (client_body_timeout).
   server.requestTimeout = REQUEST_TIMEOUT_MS;
-  // Requests Node cannot parse still get a JSON answer, as everything else does.
+  // Requests Node cannot parse still get a JSON answer, as everything else does, after the
+  // answers to the requests before them on the connection.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // Not when the request it fails on was answered already (before its body had arrived):
-    // a second answer would garble the first.
-    if (error.code !== "ECONNRESET" && socket.writable && !answeredEarly.has(socket)) {
-      socket.end(rawJsonResponse(clientErrorStatus(error)));
-    }
+    const connection = connections.get(socket);
+    // A request still arriving is the one that failed (its upload cut short, say): it is dealt
+    // with now. Otherwise a later, pipelined one did, whose answer comes after the others'.
+    const failedWhileArriving = connection?.request?.complete === false;
+    const turn = failedWhileArriving ? Promise.resolve() : (connection?.answered ?? Promise.resolve());
+    void turn.then(() => {
+      // Not when the request it fails on was answered already (before its body had arrived):
+      // a second answer would garble the first.
+      if (error.code !== "ECONNRESET" && socket.writable && !connection?.bodyStillArriving) {
+        socket.end(rawJsonResponse(clientErrorStatus(error)));
+      }
+      socket.destroy();
+    });
+  });
+  // CONNECT asks for a tunnel, which the gateway never opens: a JSON answer, and the end.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
+    socket.end(rawJsonResponse(405));
     socket.destroy();
   });
 
@@ -151,6 +263,24 @@ const CLOSE_GRACE_MS = 1_000;
 const delay = (ms: number) => new Promise((resume) => setTimeout(resume, ms).unref());
 
 const BAD_URL = jsonResponse(400, { message: "Bad request: malformed URL" });
+
+/** Kong's rate-limiting plugin's answer; the client may try again in a moment. */
+const TOO_MANY_AT_ONCE = jsonResponse(429, { message: "API rate limit exceeded" }, { "Retry-After": "1" });
+
+/**
+ * Who counts as one client: an IPv4 address, or an IPv6 customer's /56 (what ISPs hand out;
+ * its /64s are the customer's to rotate through), as the sign-up limits count them.
+ */
+export function clientOf(address: string): string {
+  if (!address.includes(":")) return address;
+  const [head = "", tail] = address.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups =
+    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  const [a, b, c, d] = groups.map((group) => group.padStart(4, "0"));
+  return `${a}:${b}:${c}:${d!.slice(0, 2)}00::/56`;
+}
 
 /** The request target as a URL; null when Node let through one that is none (GET http://h:99999/). */
 function requestUrl(target: string | undefined): URL | null {
@@ -205,12 +335,7 @@ function flattenHeaders(req: IncomingMessage): Record<string, string> {
  * at the end. The database's per-address limits read exactly these; here they come from the
  * socket, and whatever a client sent in their place counts for nothing.
  */
-function withClientAddress(
-  headers: Record<string, string>,
-  socketAddress: string | undefined,
-): Record<string, string> {
-  // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
-  const address = (socketAddress ?? "").replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
+function withClientAddress(headers: Record<string, string>, address: string): Record<string, string> {
   const forwarded = headers["x-forwarded-for"];
   return {
     ...headers,
@@ -221,22 +346,22 @@ function withClientAddress(
 }
 
 /**
- * The body's bytes, refused with 413 past MAX_BODY_BYTES. Past the limit the rest is read and
- * dropped, so the client still receives the answer and memory stays bounded. A client that
- * goes away mid-upload ends the wait at once.
+ * The body's bytes, refused with 413 past `limit`. Past the limit the rest is read and dropped,
+ * so the client still receives the answer and memory stays bounded. A client that goes away
+ * mid-upload ends the wait at once.
  */
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   // Kong's request-size-limiting plugin's answer.
   const tooLarge = () => new ResponseError(jsonResponse(413, { message: "Request size limit exceeded" }));
-  if (Number(req.headers["content-length"]) > MAX_BODY_BYTES) return Promise.reject(tooLarge());
+  if (Number(req.headers["content-length"]) > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
     });
-    req.on("end", () => (size > MAX_BODY_BYTES ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
+    req.on("end", () => (size > limit ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
     // Node reports a client that hangs up mid-upload as an "aborted" error, then a close.
     req.on("error", () => reject(new ClientGoneError()));
     req.on("close", () => req.complete || reject(new ClientGoneError()));

@@ -36,6 +36,8 @@ export interface BackendOptions {
   host?: string;
   /** Receives one line per request (method, path, status, milliseconds); default console.log. */
   log?: (line: string) => void;
+  /** Requests one client may have in progress at once (http.ts, MAX_REQUESTS_PER_CLIENT). */
+  maxRequestsPerClient?: number;
 }
 
 export async function startBackend({
@@ -43,14 +45,16 @@ export async function startBackend({
   port = 54321,
   host = "127.0.0.1",
   log = console.log,
+  maxRequestsPerClient,
 }: BackendOptions): Promise<Backend> {
   const gateway = await loadSchemaCache(database)
     .then((cache) =>
       createGateway({
         jwtSecret: LOCAL_JWT_SECRET,
         opaqueKeys: LOCAL_OPAQUE_KEYS,
-        handleRest: createRestHandler(cache, createRequestRunner(database, cache.roleSettings)),
+        handleRest: createRestHandler(cache, createRequestRunner(database, cache)),
         log,
+        maxRequestsPerClient,
       }),
     )
     .catch(async (error: unknown) => {

@@ -2,8 +2,9 @@
 // the request's settings and role set transaction-locally, then the work, then commit; any
 // error rolls everything back.
 import type { Database, Queryable } from "./database/database.ts";
+import { fromPostgresError } from "./errors.ts";
 import type { Claims } from "./jwt.ts";
-import type { RoleSettings } from "./schema-cache.ts";
+import type { SchemaCache } from "./schema-cache.ts";
 
 export interface RequestContext {
   role: string;
@@ -21,16 +22,35 @@ export type RequestRunner = <T>(context: RequestContext, work: (db: Queryable) =
 /** PostgREST's search path on Supabase: the exposed schema, then db-extra-search-path. */
 const SEARCH_PATH = '"public", "extensions"';
 
-export function createRequestRunner(db: Database, roleSettings: RoleSettings): RequestRunner {
+export function createRequestRunner(
+  db: Database,
+  { roleSettings, assumableRoles }: Pick<SchemaCache, "roleSettings" | "assumableRoles">,
+): RequestRunner {
   return (context, work) =>
     db.transaction(
       async (tx) => {
+        if (!assumableRoles.has(context.role)) await refuseRole(tx, context.role);
         await applySettings(tx, context, roleSettings.get(context.role) ?? []);
         return work(tx);
       },
       // GET and HEAD cannot write, as in PostgREST.
       { readOnly: context.method === "GET" || context.method === "HEAD" },
     );
+}
+
+/**
+ * What Postgres answers PostgREST's SET ROLE to a role its login role is no member of: a role that
+ * exists is refused (42501, which PostgREST answers with 403); an unknown one is left to
+ * set_config, which fails with 22023 "role … does not exist" as it does for PostgREST.
+ */
+async function refuseRole(db: Queryable, role: string): Promise<void> {
+  const { rows } = await db.query<{ known: boolean }>(
+    "select exists (select from pg_catalog.pg_roles where rolname = $1) as known",
+    [role],
+  );
+  if (rows[0]!.known) {
+    throw fromPostgresError({ code: "42501", message: `permission denied to set role "${role}"` }, role);
+  }
 }
 
 /** One statement of set_config(name, value, true) calls, names and values as parameters. */

@@ -1,7 +1,7 @@
 // The database stores only real addresses, whoever calls it: exactly the emails the form's
 // email field accepts (the browser's type=email grammar, WHATWG "valid e-mail address", after
 // trimming and lowercasing; at most 254 characters), and phones of at most 32 characters with
-// no control or format characters. Anything else is refused with 400 and nothing is stored.
+// nothing invisible in them. Anything else is refused with 400 and nothing is stored.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "../../server/backend/index.ts";
 import { rest, startTestBackend, uniqueEmail } from "./helpers.ts";
@@ -46,6 +46,13 @@ describe("an email the form would not accept", () => {
     ["a right-to-left override", () => "evil\u202e@example.com"],
     ["a control character", () => "bell\u0007@example.com"],
     ["a letter outside ASCII", () => "jürgen@example.com"],
+    // Letters that lower() would turn into ASCII ones, storing an address the browser refuses
+    // as one it accepts: the Kelvin sign (k), a dotted capital I (i and a combining dot), a
+    // long s (s, in some locales).
+    ["a Kelvin sign", () => `\u212Aelvin-${unique()}@example.com`],
+    ["a dotted capital I", () => `\u0130i-${unique()}@example.com`],
+    ["a long s", () => `\u017Fam-${unique()}@example.com`],
+    ["a non-ASCII letter in the domain", () => `a-${unique()}@\u212Aexample.com`],
     ["a quoted local part", () => '"quoted"@example.com'],
     ["a domain label starting with -", () => "a@-example.com"],
     ["a domain label ending with -", () => "a@example-.com"],
@@ -95,6 +102,23 @@ describe("a phone", () => {
     ["a blank Braille pattern", "\u2800"],
     ["a private-use character", "+1 555 \ue000"],
     ["a noncharacter", "1\uffff"],
+    ["a noncharacter of another plane", "1\u{1fffe}"],
+    // Unicode's Default_Ignorable_Code_Point, every one of which renders as nothing: assigned
+    // ones that are neither control nor format characters, and the unassigned ones kept for more.
+    ["nothing but combining grapheme joiners", "\u034f".repeat(32)],
+    ["a variation selector", "+1 555 0100\ufe0f"],
+    ["a text-style variation selector", "+1\ufe0e555 0100"],
+    ["a supplementary variation selector", "+1 555 0100\u{e0100}"],
+    ["the last supplementary variation selector", "+1 555 0100\u{e01ef}"],
+    ["a Mongolian free variation selector", "+1 555\u180b0100"],
+    ["the Mongolian fourth variation selector", "+1 555\u180f0100"],
+    ["a Khmer inherent vowel", "+1 555\u17b40100"],
+    ["another Khmer inherent vowel", "+1 555\u17b50100"],
+    ["an unassigned default-ignorable code point", "+1 555\u20650100"],
+    ["an unassigned one in the specials", "+1 555\ufff00100"],
+    ["another in the specials", "+1 555\ufff80100"],
+    ["an unassigned one after the tags", "+1 555 0100\u{e0080}"],
+    ["the last default-ignorable code point", "+1 555 0100\u{e0fff}"],
     ["33 characters", "1".repeat(33)],
   ])("is refused with %s", async (_, phone) => {
     const answer = await signUp({ email: uniqueEmail(), phone });

@@ -180,7 +180,9 @@ describe("clients that hang up mid-upload", () => {
     await new Promise((settle) => setTimeout(settle, 1_000));
     const growth = rssMb() - before;
 
-    expect(growth, `RSS grew by ${growth.toFixed(1)} MB`).toBeLessThan(40);
+    // The leak held ~280 MB; what the allocator keeps after collecting varies with the machine's
+    // load (up to ~60 MB seen while other suites ran), so the bound sits between the two.
+    expect(growth, `RSS grew by ${growth.toFixed(1)} MB`).toBeLessThan(120);
     expect((await signUp(backend.url, uniqueEmail("after-hang-ups"))).status).toBe(201);
     backend.child.kill("SIGINT");
     expect(await backend.exited).toBe(0);

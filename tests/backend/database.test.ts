@@ -17,7 +17,7 @@ let owner: Database;
 let runRequest: RequestRunner;
 beforeAll(async () => {
   ({ database: db, owner } = await openTestDatabase({ poolSize: 1 }));
-  runRequest = createRequestRunner(db, (await loadSchemaCache(db)).roleSettings);
+  runRequest = createRequestRunner(db, await loadSchemaCache(db));
 });
 afterAll(() => db.close());
 

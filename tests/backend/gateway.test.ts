@@ -1,9 +1,9 @@
 // What Supabase's gateway does in front of PostgREST: the apikey check, JWT verification,
 // CORS for browsers, unknown routes, the body size limit, and one log line per request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../../server/backend/http.ts";
+import { MAX_BODY_BYTES, MAX_PUBLIC_BODY_BYTES } from "../../server/backend/http.ts";
 import type { Backend } from "../../server/backend/index.ts";
-import { clientFor, rest, signJwt, startTestBackend, uniqueEmail } from "./helpers.ts";
+import { clientFor, rest, signJwt, startTestBackend, uniqueEmail, type RestCall } from "./helpers.ts";
 
 let backend: Backend;
 const logLines: string[] = [];
@@ -96,14 +96,42 @@ describe("today's opaque keys, mapped as the Supabase CLI's gateway maps them", 
     expect((await response.json()).length).toBeGreaterThan(0);
   });
 
-  it("refuses the secret key from a browser, as hosted Supabase does, and not the publishable key", async () => {
-    const browser = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0 Safari/537.36" };
-    const secret = await rest(backend, { key: backend.secretKey, headers: browser });
-    expect(secret.status).toBe(401);
-    expect((await secret.json()).message).toBe("Forbidden use of secret API key in browser");
+  const CHROME =
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+  // What a page's fetch() carries, sign by sign: any one of them marks a browser.
+  const BROWSER_SIGNS: Array<[string, Record<string, string>]> = [
+    ["a browser's User-Agent", { "user-agent": CHROME }],
+    ["a browser's User-Agent in lower case", { "user-agent": CHROME.toLowerCase() }],
+    ["an Origin, with no User-Agent", { origin: "https://attacker.example", "user-agent": "" }],
+    ["Sec-Fetch-Site", { "sec-fetch-site": "cross-site", "user-agent": "" }],
+    ["Sec-Fetch-Dest", { "sec-fetch-dest": "empty", "user-agent": "" }],
+  ];
 
-    const publishable = await rest(backend, { headers: browser });
-    expect(publishable.status).toBe(200);
+  it.each(BROWSER_SIGNS)(
+    "refuses the secret key, the service_role JWT and a service_role token from a browser: %s",
+    async (_, browser) => {
+      const calls: RestCall[] = [
+        { key: backend.secretKey },
+        { key: backend.serviceRoleKey },
+        // The publishable key as apikey, and a token claiming service_role as the bearer.
+        { key: backend.publishableKey, headers: { authorization: `Bearer ${backend.serviceRoleKey}` } },
+      ];
+      for (const call of calls) {
+        const response = await rest(backend, { ...call, headers: { ...call.headers, ...browser } });
+        expect(response.status).toBe(401);
+        expect((await response.json()).message).toBe("Forbidden use of secret API key in browser");
+      }
+      // The publishable key is meant for browsers.
+      expect((await rest(backend, { headers: browser })).status).toBe(200);
+    },
+  );
+
+  it("takes the secret key from a server's fetch, whose only Fetch Metadata is Sec-Fetch-Mode", async () => {
+    // Node's fetch (and so supabase-js on a server) sends `sec-fetch-mode: cors` and `user-agent: node`.
+    const response = await fetch(`${backend.url}/rest/v1/early_access?select=email`, {
+      headers: { apikey: backend.secretKey },
+    });
+    expect(response.status).toBe(200);
   });
 
   it.each([
@@ -183,6 +211,24 @@ describe("the bearer token", () => {
     expect(response.status).toBe(401);
     expect((await response.json()).message).toBe('role "nobody" does not exist');
   });
+
+  it.each(["postgres", "pg_read_all_data", "pg_write_all_data"])(
+    "cannot name a role PostgREST's login role may not become: %s",
+    async (role) => {
+      // Signed with the local secret, which is public: anyone can mint such a token.
+      const token = signJwt({ role });
+      const read = await rest(backend, { path: "early_access?select=email", ...bearer(token) });
+      expect(read.status).toBe(403);
+      expect(await read.json()).toEqual({
+        code: "42501",
+        details: null,
+        hint: null,
+        message: `permission denied to set role "${role}"`,
+      });
+      const write = await rest(backend, { ...signUp(), ...bearer(token) });
+      expect(write.status).toBe(403);
+    },
+  );
 });
 
 describe("CORS", () => {
@@ -252,7 +298,7 @@ describe("the body size limit", () => {
   const oversized = JSON.stringify({ email: uniqueEmail(), phone: "x".repeat(MAX_BODY_BYTES) });
 
   it("refuses an oversized body announced by Content-Length", async () => {
-    const response = await rest(backend, { method: "POST", body: oversized });
+    const response = await rest(backend, { method: "POST", key: backend.secretKey, body: oversized });
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ message: "Request size limit exceeded" });
   });
@@ -261,11 +307,24 @@ describe("the body size limit", () => {
     const chunks = new Blob([oversized]).stream();
     const response = await fetch(`${backend.url}/rest/v1/early_access`, {
       method: "POST",
-      headers: { apikey: backend.anonKey, "content-type": "application/json" },
+      headers: { apikey: backend.serviceRoleKey, "content-type": "application/json" },
       body: chunks,
       duplex: "half",
     } as RequestInit);
     expect(response.status).toBe(413);
+  });
+
+  it("holds the public key to what a sign-up could need, before the database sees it", async () => {
+    // 1 MB of empty objects: valid JSON the database would have to read, only to refuse it.
+    const flood = `[${"{},".repeat(20_000)}{}]`;
+    expect(flood.length).toBeGreaterThan(MAX_PUBLIC_BODY_BYTES);
+    for (const key of [backend.publishableKey, backend.anonKey]) {
+      const response = await rest(backend, { method: "POST", key, body: flood });
+      expect(response.status).toBe(413);
+    }
+    // The largest sign-up the database could store fits with room to spare.
+    const largest = JSON.stringify({ email: `${"a".repeat(242)}@example.com`, phone: "1".repeat(32) });
+    expect(largest.length).toBeLessThan(MAX_PUBLIC_BODY_BYTES / 10);
   });
 });
 

@@ -5,7 +5,7 @@
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { request } from "node:http";
+import { request, type IncomingHttpHeaders } from "node:http";
 import { createServer } from "node:net";
 import { inject } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
@@ -65,14 +65,20 @@ export async function openTestDatabase({
 
 export interface TestBackendOptions extends TestDatabaseOptions {
   log?: (line: string) => void;
+  maxRequestsPerClient?: number;
 }
 
+/**
+ * The backend on a fresh database. Its cap on one client's requests at once is lifted unless
+ * given: the tests send hundreds at once, all from 127.0.0.1 (the cap has tests of its own).
+ */
 export async function startTestBackend({
   log = () => {},
+  maxRequestsPerClient = Infinity,
   ...options
 }: TestBackendOptions = {}): Promise<Backend> {
   const { database } = await openTestDatabase(options);
-  return startBackend({ database, port: 0, log });
+  return startBackend({ database, port: 0, log, maxRequestsPerClient });
 }
 
 export function clientFor(backend: Backend, key: string): SupabaseClient {
@@ -129,12 +135,14 @@ function resolveCall(
  */
 export function restFrom(localAddress: string, backend: Backend, call: RestCall = {}) {
   const { url, method, headers, body } = resolveCall(backend, call);
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
     const outgoing = request(url, { method, headers, localAddress }, (response) => {
       let text = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, body: text }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: text }),
+      );
     });
     outgoing.on("error", reject);
     outgoing.end(body);

@@ -181,6 +181,54 @@ describe("an upload cut short after the answer", () => {
   });
 });
 
+describe("a connection kept alive", () => {
+  const get = `GET /rest/v1/early_access HTTP/1.1\r\nHost: h\r\napikey: LOCAL_KEY\r\n\r\n`;
+
+  it("answers a malformed request after an answered one with JSON, after that answer", async () => {
+    // Sent together (pipelined): the answer to the first comes first, then the second's error.
+    const answer = await rawExchange(get.replace("LOCAL_KEY", backend.publishableKey) + "GARBAGE\r\n\r\n", {
+      stopSendingAfterMs: 500,
+    });
+    expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 400"]);
+    expect(answer.endsWith('{"message":"Bad Request"}')).toBe(true);
+  });
+
+  it("answers a malformed request after one answered before its body had arrived", async () => {
+    // No key: 401 before the body; then the body arrives in full, then a malformed request.
+    const body = JSON.stringify({ email: uniqueEmail() });
+    const first =
+      "POST /rest/v1/early_access HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n" +
+      `Content-Length: ${body.length}\r\n\r\n`;
+    const { hostname, port } = new URL(backend.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      let received = "";
+      const socket = connect(Number(port), hostname, () => socket.write(first));
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk: string) => {
+        received += chunk;
+        // The 401 is in: now the rest of the first request, then garbage.
+        if (received.includes("No API key found") && !received.includes("HTTP/1.1 400")) {
+          socket.write(body);
+          setTimeout(() => socket.write("GARBAGE\r\n\r\n"), 100);
+        }
+      });
+      socket.on("end", () => resolve(received));
+      socket.on("error", reject);
+      socket.setTimeout(5_000, () => reject(new Error(`no answer; so far: ${received}`)));
+    });
+    expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(["HTTP/1.1 401", "HTTP/1.1 400"]);
+    expect(answer.endsWith('{"message":"Bad Request"}')).toBe(true);
+  });
+});
+
+describe("CONNECT", () => {
+  it("is answered with JSON, and the connection closed, never opening a tunnel", async () => {
+    const answer = await rawExchange("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+    expect(statusLine(answer)).toBe("HTTP/1.1 405 Method Not Allowed");
+    expect(jsonBody(answer)).toEqual({ message: "Method Not Allowed" });
+  });
+});
+
 describe("an UPDATE or DELETE without a filter", () => {
   it.each([
     ["PATCH", "UPDATE", JSON.stringify({ phone: "1" })],

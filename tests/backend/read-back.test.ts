@@ -21,13 +21,16 @@ beforeAll(async () => {
   // Every visitor comes from an address of its own (below), so the migration's own limits hold.
   ({ database } = await openTestDatabase({ poolSize: 100, seed: null }));
   const cache = await loadSchemaCache(database);
-  runRequest = createRequestRunner(database, cache.roleSettings);
+  runRequest = createRequestRunner(database, cache);
   handle = createRestHandler(cache, runRequest);
 });
 afterAll(() => database.close());
 afterEach(() => vi.useRealTimers());
 
-/** One anonymous request of `visitor`, as the edge reports its address (198.18/15 is for tests). */
+/**
+ * One anonymous request of `visitor`, as the edge reports its address (198.18/15 is for tests),
+ * 128 visitors to a /24, within the network's hourly cap.
+ */
 async function call(visitor: number, method: "GET" | "POST", body = ""): Promise<Row[]> {
   const response = await handle({
     method,
@@ -35,7 +38,7 @@ async function call(visitor: number, method: "GET" | "POST", body = ""): Promise
     query: new URLSearchParams({ select: "*" }),
     headers: {
       prefer: "return=representation",
-      "cf-connecting-ip": `198.18.${visitor >> 8}.${visitor & 255}`,
+      "cf-connecting-ip": `198.18.${visitor >> 7}.${visitor & 127}`,
     },
     body: Buffer.from(body),
     identity: { role: "anon", claims: { role: "anon" } },

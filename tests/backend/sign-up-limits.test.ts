@@ -1,7 +1,8 @@
-// The per-address limits on sign-ups, which the database enforces, so they hold on hosted
-// Supabase too: a short burst and a daily cap per client address, counted atomically, keyed
-// by a hash of the address rather than the address, pruned once a window has passed. Every
-// request here comes from 127.0.0.1 unless sent from another loopback address.
+// The per-client limits on sign-ups, which the database enforces, so they hold on hosted
+// Supabase too: a short burst and a daily cap per client address, an hourly cap per network,
+// each over any window of its length, counted atomically, keyed by a hash of the address rather
+// than the address, pruned once a window has passed. Every request here comes from 127.0.0.1
+// unless sent from another loopback address.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
 import { startBackend, type Backend } from "../../server/backend/index.ts";
@@ -13,18 +14,41 @@ beforeAll(async () => {
   // The migration's own limits, not lifted as elsewhere.
   const opened = await openTestDatabase({ seed: null });
   owner = opened.owner;
-  backend = await startBackend({ database: opened.database, port: 0, log: () => {} });
+  // Its 30 concurrent sign-ups test the database's limits, not the gateway's cap on requests at once.
+  backend = await startBackend({
+    database: opened.database,
+    port: 0,
+    log: () => {},
+    maxRequestsPerClient: Infinity,
+  });
 });
 afterAll(() => backend.close());
 
 /** The migration's burst limit (checked below). */
 const BURST = 10;
-beforeEach(async () => {
-  await owner.exec("truncate private.sign_up_counters");
-  // A fixed window restarts on the minute: keep a test's sign-ups within one window.
-  const leftInMinute = 60_000 - (Date.now() % 60_000);
-  if (leftInMinute < 10_000) await new Promise((resume) => setTimeout(resume, leftInMinute + 100));
-});
+beforeEach(() => owner.exec("truncate private.sign_up_windows"));
+
+const sleep = (ms: number) => new Promise((resume) => setTimeout(resume, Math.max(0, ms)));
+
+/** Runs `work` with one limit changed, and puts it back. */
+async function withLimit(name: string, change: string, work: () => Promise<void>): Promise<void> {
+  const { rows } = await owner.query<{ saved: string }>(
+    "select row_to_json(l)::text as saved from private.sign_up_limits l where name = $1",
+    [name],
+  );
+  await owner.query(`update private.sign_up_limits set ${change} where name = $1`, [name]);
+  try {
+    await work();
+  } finally {
+    await owner.query(
+      `update private.sign_up_limits set (window_length, max_sign_ups, ipv4_prefix, ipv6_prefix) =
+         (select window_length, max_sign_ups, ipv4_prefix, ipv6_prefix
+            from json_populate_record(null::private.sign_up_limits, $1::json))
+       where name = $2`,
+      [rows[0]!.saved, name],
+    );
+  }
+}
 
 const signUp = (email = uniqueEmail()): RestCall => ({
   method: "POST",
@@ -42,15 +66,15 @@ async function storedCount(emails: string[]): Promise<number> {
 }
 
 describe("the migration's limits", () => {
-  it("are 10 sign-ups a minute and 100 a day per address, and 1,000 a day per network", async () => {
+  it("are 10 sign-ups a minute and 100 a day per address (an IPv6 /56), and 200 an hour per network", async () => {
     const { rows } = await owner.query(
       `select name, window_length::text as window, max_sign_ups as max, ipv4_prefix as v4, ipv6_prefix as v6
          from private.sign_up_limits order by name`,
     );
     expect(rows).toEqual([
-      { name: "per address per day", window: "1 day", max: 100, v4: 32, v6: 64 },
-      { name: "per address per minute", window: "00:01:00", max: BURST, v4: 32, v6: 64 },
-      { name: "per network per day", window: "1 day", max: 1000, v4: 24, v6: 48 },
+      { name: "per address per day", window: "1 day", max: 100, v4: 32, v6: 56 },
+      { name: "per address per minute", window: "00:01:00", max: BURST, v4: 32, v6: 56 },
+      { name: "per network per hour", window: "01:00:00", max: 200, v4: 24, v6: 48 },
     ]);
   });
 });
@@ -120,22 +144,38 @@ describe("one address", () => {
     expect(statuses).toEqual(Array(BURST - 1).fill(201));
   });
 
-  it("is capped for the day, with a Retry-After until the day's window ends", async () => {
+  it("is capped for the day, with a Retry-After until its first sign-up of the day is a day old", async () => {
     // A cap of 3 stands in for the day's 100, which the minute's limit would get to first.
-    await owner.exec("update private.sign_up_limits set max_sign_ups = 3 where name = 'per address per day'");
-    try {
+    await withLimit("per address per day", "max_sign_ups = 3", async () => {
       for (let index = 0; index < 3; index++) expect((await rest(backend, signUp())).status).toBe(201);
       const response = await rest(backend, signUp());
 
       expect(response.status).toBe(429);
       expect((await response.json()).details).toBe("At most 3 sign-ups per address per day.");
-      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(60);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(86_400 - 60);
       expect(Number(response.headers.get("retry-after"))).toBeLessThanOrEqual(86_400);
-    } finally {
-      await owner.exec(
-        "update private.sign_up_limits set max_sign_ups = 100 where name = 'per address per day'",
-      );
-    }
+    });
+  });
+
+  it("holds over any window of its length, also across the instant a calendar window would turn", async () => {
+    // At most 3 in any 4 seconds. Calendar windows of 4 s (the old rule's date_bin) turn on every
+    // multiple of 4 s since 2000: 3 sign-ups just before such an instant and 3 just after would
+    // all pass. These start 0.7 s before one.
+    await withLimit("per address per minute", "max_sign_ups = 3, window_length = '4 seconds'", async () => {
+      await sleep(4_000 - (Date.now() % 4_000) - 700);
+      const first = Date.now();
+      for (let index = 0; index < 3; index++) expect((await rest(backend, signUp())).status).toBe(201);
+      await sleep(first + 1_200 - Date.now());
+      const after = [];
+      for (let index = 0; index < 3; index++) after.push((await rest(backend, signUp())).status);
+      expect(after, "sign-ups just past the turn of a calendar window").toEqual([429, 429, 429]);
+
+      // Once those three have left the window (the refused ones were never counted), three fit.
+      await sleep(first + 4_300 - Date.now());
+      const later = [];
+      for (let index = 0; index < 4; index++) later.push((await rest(backend, signUp())).status);
+      expect(later).toEqual([201, 201, 201, 429]);
+    });
   });
 });
 
@@ -148,23 +188,33 @@ describe("another address", () => {
     expect((await restFrom("127.0.0.2", backend, signUp())).status).toBe(201);
   });
 
-  it("in the same network shares the network's cap", async ({ skip }) => {
+  it("in the same network shares the network's cap, for an hour at most", async ({ skip }) => {
     if (!(await canSendFrom("127.0.0.2"))) skip("this machine cannot send from 127.0.0.2 (macOS)");
-    // A cap of 3 stands in for the network's 1,000.
-    await owner.exec("update private.sign_up_limits set max_sign_ups = 3 where name = 'per network per day'");
-    try {
+    // A cap of 3 stands in for the network's 200.
+    await withLimit("per network per hour", "max_sign_ups = 3", async () => {
       expect((await rest(backend, signUp())).status).toBe(201);
       expect((await rest(backend, signUp())).status).toBe(201);
       expect((await restFrom("127.0.0.2", backend, signUp())).status).toBe(201);
-      const fourth = await restFrom("127.0.0.2", backend, signUp());
+      // 127.0.0.3 never signed up: its neighbours' sign-ups keep it out, but not for long.
+      const neighbour = await restFrom("127.0.0.3", backend, signUp());
 
-      expect(fourth.status).toBe(429);
-      expect(JSON.parse(fourth.body).details).toBe("At most 3 sign-ups per network per day.");
-    } finally {
-      await owner.exec(
-        "update private.sign_up_limits set max_sign_ups = 1000 where name = 'per network per day'",
-      );
-    }
+      expect(neighbour.status).toBe(429);
+      expect(JSON.parse(neighbour.body).details).toBe("At most 3 sign-ups per network per hour.");
+      expect(Number(neighbour.headers["retry-after"])).toBeLessThanOrEqual(3_600);
+    });
+  });
+});
+
+describe("a client without an address", () => {
+  it("cannot sign up, rather than share one bucket with every other such client", async () => {
+    // As a request PostgREST would serve without the edge's headers (a self-hosted stack with no
+    // proxy in front): the role is anon, and no header names the client.
+    const attempt = owner.transaction(async (tx) => {
+      await tx.query("select set_config('request.headers', '{}', true)");
+      await tx.exec("set local role anon");
+      await tx.query("insert into public.early_access (email) values ($1)", [uniqueEmail("nowhere")]);
+    });
+    await expect(attempt).rejects.toThrow(/"code" ?: ?"PT400"/);
   });
 });
 
@@ -172,7 +222,7 @@ describe("the counters", () => {
   it("keep no client address, only a keyed hash of it", async () => {
     await rest(backend, signUp());
     const { rows } = await owner.query<{ client_key: Uint8Array | Buffer; text: string }>(
-      "select client_key, c::text as text from private.sign_up_counters c",
+      "select client_key, w::text as text from private.sign_up_windows w",
     );
     expect(rows).toHaveLength(3);
     for (const { client_key, text } of rows) {
@@ -184,19 +234,19 @@ describe("the counters", () => {
     const { rows: unkeyed } = await owner.query<{ matches: boolean }>(
       `select count(distinct client_key) = 2
               and bool_and(client_key not in (sha256('127.0.0.1'::bytea), sha256('127.0.0.0'::bytea))) as matches
-         from private.sign_up_counters`,
+         from private.sign_up_windows`,
     );
     expect(unkeyed).toEqual([{ matches: true }]);
   });
 
   it("are pruned once their window has passed", async () => {
     await owner.exec(`
-      insert into private.sign_up_counters (client_key, limit_name, window_start, window_end, sign_ups)
-      values (sha256('gone'::bytea), 'per address per minute', now() - interval '2 minutes', now() - interval '1 minute', 5)
+      insert into private.sign_up_windows (client_key, limit_name, admitted, expires_at)
+      values (sha256('gone'::bytea), 'per address per minute', array[now() - interval '2 minutes'], now() - interval '1 minute')
     `);
     await rest(backend, signUp());
     const { rows } = await owner.query<{ n: number }>(
-      "select count(*)::integer as n from private.sign_up_counters where window_end < now()",
+      "select count(*)::integer as n from private.sign_up_windows where expires_at < now()",
     );
     expect(rows).toEqual([{ n: 0 }]);
   });
@@ -204,14 +254,14 @@ describe("the counters", () => {
 
 describe("the client", () => {
   // As PostgREST hands the request's headers to the database (request.headers).
-  async function clientFor(headers: Record<string, string> | null, v4 = 32, v6 = 64): Promise<string> {
+  async function clientFor(headers: Record<string, string> | null, v4 = 32, v6 = 56): Promise<string | null> {
     return owner.transaction(async (tx) => {
       if (headers)
         await tx.query("select set_config('request.headers', $1, true)", [JSON.stringify(headers)]);
-      const { rows } = await tx.query<{ client: string }>("select private.client_address($1, $2) as client", [
-        v4,
-        v6,
-      ]);
+      const { rows } = await tx.query<{ client: string | null }>(
+        "select private.client_address($1, $2) as client",
+        [v4, v6],
+      );
       return rows[0]!.client;
     });
   }
@@ -222,15 +272,17 @@ describe("the client", () => {
     // Otherwise the entry the last proxy added: the right-most, never the client-written left-most.
     [{ "x-forwarded-for": "203.0.113.66, 192.0.2.2" }, "192.0.2.2"],
     [{ "x-forwarded-for": " 203.0.113.66 ,  192.0.2.3 " }, "192.0.2.3"],
-    // An IPv6 address counts per /64, which one device may rotate through.
-    [{ "cf-connecting-ip": "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }, "2001:db8:1:2::"],
-    [{ "cf-connecting-ip": "2001:db8:1:2::99" }, "2001:db8:1:2::"],
+    // An IPv6 address counts per /56, what an ISP hands one customer, who may rotate through
+    // its /64s.
+    [{ "cf-connecting-ip": "2001:db8:1:2:aaaa:bbbb:cccc:dddd" }, "2001:db8:1::"],
+    [{ "cf-connecting-ip": "2001:db8:1:ff::99" }, "2001:db8:1::"],
+    [{ "cf-connecting-ip": "2001:db8:1:100::1" }, "2001:db8:1:100::"],
     // An IPv4 client seen through an IPv6 socket is that IPv4 client.
     [{ "cf-connecting-ip": "::ffff:192.0.2.4" }, "192.0.2.4"],
     // Something that is no address still counts, as itself.
     [{ "cf-connecting-ip": "unknown" }, "unknown"],
-    // No headers at all (SQL run outside the API): one shared bucket.
-    [{}, ""],
+    // No headers at all: no client, never a bucket shared by all such requests.
+    [{}, null],
   ])("by address, from %j, is %j", async (headers, expected) => {
     expect(await clientFor(headers)).toBe(expected);
   });
@@ -246,7 +298,7 @@ describe("the client", () => {
     expect(await clientFor(headers, 24, 48)).toBe(expected);
   });
 
-  it("is the shared bucket when no request is being served", async () => {
-    expect(await clientFor(null)).toBe("");
+  it("is unknown when no request is being served", async () => {
+    expect(await clientFor(null)).toBeNull();
   });
 });

@@ -2,8 +2,9 @@
 // same folder (`npm start` here, `npm run dev` there) silently corrupts it. So before PGlite
 // opens a folder, the process takes its lock file, and a second process is refused without
 // having touched anything. The lock names its holder; one left behind by a process that was
-// killed (its PID no longer running) is taken over.
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// killed (its PID no longer running) is taken over. It is taken on the folder's canonical path,
+// the one PGlite opens, however the folder was spelled.
+import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -32,9 +33,27 @@ export interface DataDirLock {
   release(): void;
 }
 
-export function lockDataDir(folder: string): DataDirLock {
-  const dataDir = resolve(folder);
-  mkdirSync(dataDir, { recursive: true });
+/** PGlite's spellings of a place that is not a folder of this machine. */
+const NOT_A_FOLDER = /^(memory|idb|opfs-ahp|memfs2opfs):\/\//;
+
+/**
+ * The folder PGlite opens for a data directory as spelled (PGlite's `parseDataDir`): null for
+ * `memory://` (or nothing), else the path with any `file://` taken off, resolved against the
+ * working directory, created when missing, with every symlink followed. Two spellings of one
+ * folder (`file:///tmp/x`, `/tmp/x/`, `../tmp/x`, a link to it) give the same path.
+ */
+export function dataFolder(spelling: string | null): string | null {
+  if (!spelling || spelling.startsWith("memory://")) return null;
+  if (NOT_A_FOLDER.test(spelling))
+    throw new Error(`${spelling} is a browser's storage, not a folder: use a path or memory://.`);
+  const path = spelling.startsWith("file://") ? spelling.slice("file://".length) : spelling;
+  if (path === "") throw new Error(`${spelling} names no folder.`);
+  mkdirSync(resolve(path), { recursive: true });
+  return realpathSync(resolve(path));
+}
+
+/** Takes the lock of a folder, given as dataFolder() returns it. */
+export function lockDataDir(dataDir: string): DataDirLock {
   const lockPath = join(dataDir, LOCK_FILE);
   const me: Holder = {
     pid: process.pid,

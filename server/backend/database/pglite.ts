@@ -6,7 +6,8 @@ import { PGlite } from "@electric-sql/pglite";
 import { readFileSync } from "node:fs";
 import { runTransaction, type Database, type Queryable } from "./database.ts";
 import { applyMigrations } from "./migrations.ts";
-import { lockDataDir } from "./data-dir-lock.ts";
+import { dataFolder, lockDataDir } from "./data-dir-lock.ts";
+import { DurableNodeFS, durableStartParams } from "./durable-nodefs.ts";
 import { createQueue } from "./queue.ts";
 
 export const SUPABASE_ROLES_SQL = readFileSync(new URL("./supabase-roles.sql", import.meta.url), "utf8");
@@ -27,7 +28,7 @@ const SMALL_FOOTPRINT = [
 ].flatMap(([name, value]) => ["-c", `${name}=${value}`]);
 
 export interface PGliteOptions {
-  /** Where the data lives; null keeps it in memory. */
+  /** Where the data lives, in any of PGlite's spellings (a path, `file://…`); null or `memory://` keeps it in memory. */
   dataDir: string | null;
   /** Receives a line per migration applied. */
   log?: (line: string) => void;
@@ -41,11 +42,18 @@ export interface PGliteOptions {
  * is touched.
  */
 export async function openPGlite({ dataDir, log = () => {}, seed }: PGliteOptions): Promise<Database> {
-  const lock = dataDir === null ? null : lockDataDir(dataDir);
+  const folder = dataFolder(dataDir);
+  const lock = folder === null ? null : lockDataDir(folder);
   let db: Database | undefined;
   try {
-    const pglite = await PGlite.create(dataDir ?? undefined, {
-      startParams: [...PGlite.defaultStartParams, ...SMALL_FOOTPRINT],
+    // On a folder, every commit is on disk before it is acknowledged (durable-nodefs.ts); in
+    // memory there is no disk to wait for.
+    const pglite = await PGlite.create({
+      ...(folder === null ? {} : { fs: new DurableNodeFS(folder) }),
+      startParams: [
+        ...(folder === null ? PGlite.defaultStartParams : durableStartParams(PGlite.defaultStartParams)),
+        ...SMALL_FOOTPRINT,
+      ],
     });
     db = wrap(pglite, () => lock?.release());
     await db.exec(SUPABASE_ROLES_SQL);

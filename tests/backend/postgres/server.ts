@@ -58,7 +58,19 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     if (status !== 0) throw new Error(`${command} failed (exit ${status}):\n${stdout}\n${stderr}`);
   };
 
-  run("initdb", ["-D", dataDir, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  // C.UTF-8, as hosted Supabase's databases are (supabase/postgres#696): lower(), upper() and
+  // regular expressions treat letters beyond ASCII as a real project does.
+  run("initdb", [
+    "-D",
+    dataDir,
+    "-U",
+    SUPERUSER,
+    "--auth=trust",
+    "-E",
+    "UTF8",
+    "--locale=C.UTF-8",
+    "--no-sync",
+  ]);
   const settings = [
     `-p ${port}`,
     "-c listen_addresses=127.0.0.1",
