@@ -68,17 +68,22 @@ export interface TestBackendOptions extends TestDatabaseOptions {
   maxRequestsPerClient?: number;
 }
 
+/** The backend, with the owner of the database it runs on. */
+export type TestBackend = Backend & { owner: Database };
+
 /**
- * The backend on a fresh database. Its cap on one client's requests at once is lifted unless
- * given: the tests send hundreds at once, all from 127.0.0.1 (the cap has tests of its own).
+ * The backend on a fresh database, with that database's owner to look behind the API. Its cap
+ * on one client's requests at once is lifted unless given: the tests send hundreds at once, all
+ * from 127.0.0.1 (the cap has tests of its own).
  */
 export async function startTestBackend({
   log = () => {},
   maxRequestsPerClient = Infinity,
   ...options
-}: TestBackendOptions = {}): Promise<Backend> {
-  const { database } = await openTestDatabase(options);
-  return startBackend({ database, port: 0, log, maxRequestsPerClient });
+}: TestBackendOptions = {}): Promise<TestBackend> {
+  const { database, owner } = await openTestDatabase(options);
+  const backend = await startBackend({ database, port: 0, log, maxRequestsPerClient });
+  return Object.assign(backend, { owner });
 }
 
 export function clientFor(backend: Backend, key: string): SupabaseClient {

@@ -5,23 +5,16 @@ import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
 import { clientOf } from "../../server/backend/http.ts";
-import { startBackend, type Backend } from "../../server/backend/index.ts";
-import { canSendFrom, openTestDatabase, rest, restFrom, uniqueEmail } from "./helpers.ts";
+import { canSendFrom, rest, restFrom, startTestBackend, uniqueEmail, type TestBackend } from "./helpers.ts";
 
 const CAP = 3;
 
-let backend: Backend;
+let backend: TestBackend;
 let owner: Database;
 beforeAll(async () => {
   // The migration's own sign-up limits, and a small cap on requests at once.
-  const opened = await openTestDatabase({ seed: null });
-  owner = opened.owner;
-  backend = await startBackend({
-    database: opened.database,
-    port: 0,
-    log: () => {},
-    maxRequestsPerClient: CAP,
-  });
+  backend = await startTestBackend({ seed: null, maxRequestsPerClient: CAP });
+  owner = backend.owner;
 });
 afterAll(() => backend.close());
 

@@ -5,22 +5,23 @@
 // unless sent from another loopback address.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
-import { startBackend, type Backend } from "../../server/backend/index.ts";
-import { canSendFrom, openTestDatabase, rest, restFrom, uniqueEmail, type RestCall } from "./helpers.ts";
+import {
+  canSendFrom,
+  rest,
+  restFrom,
+  startTestBackend,
+  uniqueEmail,
+  type RestCall,
+  type TestBackend,
+} from "./helpers.ts";
 
-let backend: Backend;
+let backend: TestBackend;
 let owner: Database;
 beforeAll(async () => {
-  // The migration's own limits, not lifted as elsewhere.
-  const opened = await openTestDatabase({ seed: null });
-  owner = opened.owner;
-  // Its 30 concurrent sign-ups test the database's limits, not the gateway's cap on requests at once.
-  backend = await startBackend({
-    database: opened.database,
-    port: 0,
-    log: () => {},
-    maxRequestsPerClient: Infinity,
-  });
+  // The migration's own limits, not lifted as elsewhere; the gateway's cap on requests at once
+  // stays lifted (its 30 concurrent sign-ups test the database's limits, not the gateway's).
+  backend = await startTestBackend({ seed: null });
+  owner = backend.owner;
 });
 afterAll(() => backend.close());
 
