@@ -4,7 +4,7 @@
 import type { Database, Queryable } from "./database/database.ts";
 import { fromPostgresError } from "./errors.ts";
 import type { Claims } from "./jwt.ts";
-import type { SchemaCache } from "./schema-cache.ts";
+import { LOGIN_ROLE, type SchemaCache } from "./schema-cache.ts";
 
 export interface RequestContext {
   role: string;
@@ -18,6 +18,14 @@ export interface RequestContext {
 }
 
 export type RequestRunner = <T>(context: RequestContext, work: (db: Queryable) => Promise<T>) => Promise<T>;
+
+/**
+ * To Postgres, `set_config('role', 'none')` is RESET ROLE: back to the session's user. For
+ * PostgREST that is its login role, which may touch no table; in PGlite it is a superuser. So a
+ * token claiming this role (anyone can mint one with the public local secret) runs as the login
+ * role here too, as it would on Supabase.
+ */
+const RESET_ROLE = "none";
 
 /** PostgREST's search path on Supabase: the exposed schema, then db-extra-search-path. */
 const SEARCH_PATH = '"public", "extensions"';
@@ -59,7 +67,7 @@ async function applySettings(db: Queryable, context: RequestContext, roleSetting
     ["search_path", SEARCH_PATH],
     // The role's own settings (anon's 3 s statement_timeout) come before the role itself.
     ...roleSettings,
-    ["role", context.role],
+    ["role", context.role === RESET_ROLE ? LOGIN_ROLE : context.role],
     ["request.jwt.claims", JSON.stringify(context.claims)],
     ["request.method", context.method],
     ["request.path", context.path],

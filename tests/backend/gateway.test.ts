@@ -229,6 +229,34 @@ describe("the bearer token", () => {
       expect(write.status).toBe(403);
     },
   );
+
+  it("takes the role `none` as the login role, not as the session's own (a superuser in PGlite)", async () => {
+    // To Postgres, set_config('role', 'none') is RESET ROLE: PostgREST then runs as authenticator,
+    // which may touch no table. The token is minted with the public local secret, from a page.
+    const email = uniqueEmail();
+    await rest(backend, { method: "POST", body: JSON.stringify({ email }) });
+    const token = signJwt({ role: "none" });
+    const fromPage = { origin: "https://attacker.example", "sec-fetch-site": "cross-site" };
+    const read = await rest(backend, {
+      path: `early_access?email=eq.${email}`,
+      key: token,
+      headers: fromPage,
+    });
+    expect(read.status).toBe(403);
+    expect((await read.json()).message).toBe("permission denied for table early_access");
+    const erase = await rest(backend, {
+      method: "DELETE",
+      path: `early_access?email=eq.${email}`,
+      key: token,
+      headers: fromPage,
+    });
+    expect(erase.status).toBe(403);
+    const left = await rest(backend, {
+      path: `early_access?email=eq.${email}`,
+      ...bearer(backend.serviceRoleKey),
+    });
+    expect(await left.json()).toHaveLength(1);
+  });
 });
 
 describe("CORS", () => {
