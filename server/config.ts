@@ -2,7 +2,7 @@
 // (server/environment.ts, which the build reads too).
 import { readFileSync } from "node:fs";
 import type { Database } from "./backend/database/database.ts";
-import { dataFolder, DataDirLockedError } from "./backend/database/data-dir-lock.ts";
+import { dataFolder, DataDirLockedError, holderOf } from "./backend/database/data-dir-lock.ts";
 import { openPGlite } from "./backend/database/pglite.ts";
 import { connectPostgres } from "./backend/database/postgres.ts";
 import { startBackend, type Backend } from "./backend/index.ts";
@@ -88,6 +88,19 @@ export async function startEmbeddedBackend(): Promise<Backend> {
 export function startLocalBackend(): Promise<Backend | null> {
   return usesLocalBackend(env) ? startEmbeddedBackend() : Promise.resolve(null);
 }
+
+/**
+ * Whether the embedded backend answering on this machine may be this project's: over PostgreSQL
+ * or in memory, nothing tells; on a data folder, only if a running process holds that folder
+ * (a backend that answers while nobody holds it serves another folder, or another project).
+ */
+export function mayServeThisProject(): boolean {
+  if (DB_URL || DATA_DIR.startsWith("memory://")) return true;
+  return holderOf(DATA_DIR) !== null;
+}
+
+/** The data folder as configured, for messages. */
+export const DATA_DIR_SETTING = DATA_DIR;
 
 function describeData(): string {
   if (DB_URL) return `PostgreSQL at ${new URL(DB_URL).host}`;

@@ -6,7 +6,7 @@ import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { DataDirLockedError } from "../backend/database/data-dir-lock.ts";
 import type { Backend } from "../backend/index.ts";
 import { LOCAL_SECRET_KEY } from "../backend/keys.ts";
-import { openEmbeddedBackend } from "../config.ts";
+import { DATA_DIR_SETTING, mayServeThisProject, openEmbeddedBackend } from "../config.ts";
 import {
   isLoopback,
   isSecretKey,
@@ -70,12 +70,13 @@ function secretKey(env: Environment, local: boolean): { key: string; keySource: 
  * waited for.
  */
 async function localBackend(url: string): Promise<Backend | null> {
-  if (await answers(url)) return null;
+  if (await answers(url)) return thisProjects(url);
   try {
     // Its log lines (migrations applied, requests) would mix with the data on stdout.
     return await openEmbeddedBackend(() => {});
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE" && (await answers(url))) return null;
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE" && (await answers(url)))
+      return thisProjects(url);
     if (!(error instanceof DataDirLockedError)) throw error;
     const deadline = Date.now() + STARTING_BACKEND_WAIT_MS;
     while (Date.now() < deadline) {
@@ -84,6 +85,19 @@ async function localBackend(url: string): Promise<Backend | null> {
     }
     throw new OwnerCommandError(`${error.message.split("\n")[0]} It does not answer at ${url}.`);
   }
+}
+
+/**
+ * No backend (null: use the one answering at `url`) if it may be this project's; refused if it
+ * cannot be, before anything is read or removed in the wrong list.
+ */
+function thisProjects(url: string): null {
+  if (mayServeThisProject()) return null;
+  throw new OwnerCommandError(
+    `A backend answers at ${url}, but no process holds this project's data folder ` +
+      `(${DATA_DIR_SETTING}): it serves another folder or project, and its sign-ups are not these. ` +
+      "Stop it, or set SUPABASE_API_PORT and SUPABASE_DATA_DIR to the backend you mean.",
+  );
 }
 
 /** Whether anything answers HTTP at `url` (a refused connection means no backend runs there). */

@@ -51,6 +51,15 @@ function signUps(args: string[], settings: Record<string, string>): Promise<Run>
   return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
 
+/**
+ * The settings of a local backend running in memory on `backend`'s port (as the tests' backends
+ * do): in memory, nothing tells which project it serves, so the command takes it as this one's.
+ */
+const inMemoryAt = (backend: Backend) => ({
+  SUPABASE_API_PORT: new URL(backend.url).port,
+  SUPABASE_DATA_DIR: "memory://",
+});
+
 /** Sign-ups as the page makes them: its own code, with the publishable key, one at a time. */
 async function signUpThroughThePage(
   backend: Backend,
@@ -100,8 +109,8 @@ describe.each([
     }),
   },
   {
-    name: "the local backend while it runs (no configuration but its port)",
-    settings: (backend: Backend) => ({ SUPABASE_API_PORT: new URL(backend.url).port }),
+    name: "the local backend while it runs in memory (no configuration but its port)",
+    settings: inMemoryAt,
   },
 ])("against $name", ({ settings }) => {
   let backend: Backend;
@@ -206,13 +215,13 @@ describe("counting by day", () => {
   afterAll(() => backend?.close());
 
   it("counts today from local midnight, and the last 7 days as 7 × 24 hours", async () => {
-    const run = await signUps(["count"], { SUPABASE_API_PORT: new URL(backend.url).port });
+    const run = await signUps(["count"], inMemoryAt(backend));
     expect(run.stdout).toBe("4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n");
   });
 
   it("lists from --since on", async () => {
     const since = new Date(Date.now() - 5 * 24 * 3600 * 1000).toISOString().slice(0, 10);
-    const run = await signUps(["list", "--since", since], { SUPABASE_API_PORT: new URL(backend.url).port });
+    const run = await signUps(["list", "--since", since], inMemoryAt(backend));
     expect(run.stdout).toContain("now@example.com");
     expect(run.stdout).toContain("three-days@example.com");
     expect(run.stdout).not.toContain("eight-days@example.com");
@@ -293,7 +302,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
     await other.exec("drop table public.early_access cascade");
     const empty = await startBackend({ database, port: 0, log: () => {} });
     try {
-      const run = await signUps(["count"], { SUPABASE_API_PORT: new URL(empty.url).port });
+      const run = await signUps(["count"], inMemoryAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
         /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/20261122000000_create_early_access\.sql\.\n$/,
@@ -309,7 +318,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
     [["remove", "nobody"], /"nobody" is not an email address/],
     [["erase", "x"], /unknown command 'erase'/],
   ])("%j is refused before anything is sent", async (args, message) => {
-    await expectFailure(args, { SUPABASE_API_PORT: new URL(backend.url).port }, message);
+    await expectFailure(args, inMemoryAt(backend), message);
   });
 });
 
@@ -371,6 +380,27 @@ describe.skipIf(engine !== "pglite")("while `npm run backend` is still starting"
     } finally {
       backend.kill("SIGINT");
       await new Promise((exited) => backend.on("exit", exited));
+    }
+  });
+});
+
+describe.skipIf(engine !== "pglite")("while another project's backend answers at the API port", () => {
+  it("is refused, naming the folder, and removes nothing from that backend's list", async () => {
+    // `npm start` of another checkout (or the Supabase CLI's own stack, whose local secret key is
+    // this one too) holds the port; this project's data folder has no holder.
+    const other = await openPGlite({ dataDir: join(root, "other-project") });
+    await other.exec("insert into public.early_access (email) values ('someone@example.com')");
+    const backend = await startBackend({ database: other, port: 0, log: () => {} });
+    try {
+      const run = await signUps(["remove", "someone@example.com"], {
+        SUPABASE_API_PORT: new URL(backend.url).port,
+        SUPABASE_DATA_DIR: join(root, "this-project"),
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(/no process holds this project's data folder \(.*this-project\)/);
+      expect(await storedEmails(other)).toEqual(["someone@example.com"]);
+    } finally {
+      await backend.close();
     }
   });
 });

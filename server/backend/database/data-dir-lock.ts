@@ -4,13 +4,22 @@
 // having touched anything. The lock names its holder; one left behind by a process that was
 // killed (its PID no longer running) is taken over. It is taken on the folder's canonical path,
 // the one PGlite opens, however the folder was spelled.
-import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 
 const LOCK_FILE = "embedded-backend.lock";
 
-interface Holder {
+export interface Holder {
   pid: number;
   host: string;
   command: string;
@@ -46,10 +55,25 @@ export function dataFolder(spelling: string | null): string | null {
   if (!spelling || spelling.startsWith("memory://")) return null;
   if (NOT_A_FOLDER.test(spelling))
     throw new Error(`${spelling} is a browser's storage, not a folder: use a path or memory://.`);
-  const path = spelling.startsWith("file://") ? spelling.slice("file://".length) : spelling;
+  const path = withoutFileScheme(spelling);
   if (path === "") throw new Error(`${spelling} names no folder.`);
   mkdirSync(resolve(path), { recursive: true });
   return realpathSync(resolve(path));
+}
+
+const withoutFileScheme = (spelling: string) =>
+  spelling.startsWith("file://") ? spelling.slice("file://".length) : spelling;
+
+/**
+ * Whether a running process holds the folder, as spelled: its lock's holder, or null. Unlike
+ * dataFolder(), creates nothing: a folder that does not exist has no holder.
+ */
+export function holderOf(spelling: string | null): Holder | null {
+  if (!spelling || NOT_A_FOLDER.test(spelling)) return null;
+  const path = resolve(withoutFileScheme(spelling));
+  if (!existsSync(path)) return null;
+  const holder = readHolder(join(realpathSync(path), LOCK_FILE));
+  return holder && isRunning(holder) ? holder : null;
 }
 
 /** Takes the lock of a folder, given as dataFolder() returns it. */
