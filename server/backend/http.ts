@@ -176,7 +176,10 @@ export function createGateway({
   const server = createServer((req, res) => {
     const connection = connections.get(req.socket)!;
     const handled = handle(req, res, connection)
-      .catch((error: unknown) => log(`Could not answer ${req.method} ${req.url}: ${String(error)}`))
+      // The path only, as below: the query string may carry an apikey.
+      .catch((error: unknown) =>
+        log(`Could not answer ${req.method} ${req.url?.split("?")[0]}: ${String(error)}`),
+      )
       .finally(() => answering.delete(handled));
     answering.add(handled);
     connection.request = req;
