@@ -42,11 +42,19 @@ export async function watchCspViolations(page: Page): Promise<string[]> {
   return violations;
 }
 
-/** A full-page screenshot kept as an artifact, and attached to the test's report. */
-export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+/**
+ * A screenshot kept as an artifact, and attached to the test's report: of the full page, or of
+ * what the viewport shows (where fixed elements such as toasts really are).
+ */
+export async function screenshot(
+  page: Page,
+  testInfo: TestInfo,
+  name: string,
+  { fullPage = true } = {},
+): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = `${SCREENSHOT_DIR}/${name}.png`;
-  await page.screenshot({ path, fullPage: true, animations: "disabled" });
+  await page.screenshot({ path, fullPage, animations: "disabled" });
   await testInfo.attach(name, { path, contentType: "image/png" });
 }
 
