@@ -7,7 +7,7 @@
 // change as the bar slides away, and everything sized by them would move while the visitor scrolls.
 const SHORT = 720; // px of viewport height where the compact sizes apply (and below)
 const TALL = 1080; // px of viewport height where the full sizes apply (and above)
-const rem = (px) => `${+(px / 16).toFixed(4)}rem`;
+const rem = (/** @type {number} */ px) => `${+(px / 16).toFixed(4)}rem`;
 
 /**
  * The straight line through `short` px, on a viewport 720 px tall, and `tall` px on one 1080 px
@@ -21,11 +21,15 @@ function lineByHeight(short, tall) {
   return `${+perSvh.toFixed(4)}svh ${base < 0 ? "-" : "+"} ${rem(Math.abs(base))}`;
 }
 
-/** That line, held at `short` px below 720 px and at `tall` px above 1080 px. */
+/**
+ * That line, held at `short` px below 720 px and at `tall` px above 1080 px.
+ * @param {number} short
+ * @param {number} tall
+ */
 const byHeight = (short, tall) => `clamp(${rem(short)}, ${lineByHeight(short, tall)}, ${rem(tall)})`;
 
 /** One step of the landing page's vertical spacing, `factor` times. */
-const rhythm = (factor) => byHeight(10 * factor, 32 * factor);
+const rhythm = (/** @type {number} */ factor) => byHeight(10 * factor, 32 * factor);
 
 /** @type {import('tailwindcss').Config} */
 export default {
