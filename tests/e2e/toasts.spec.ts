@@ -1,7 +1,7 @@
 // Issue 14: a toast shows in the viewport, in a place where it covers nothing the visitor needs
-// next, at a phone's, a tablet's and a desktop's width, after each outcome of a sign-up. The
-// duplicate is real (the address is signed up first); the failure is a faked network fault,
-// which cannot be had on demand.
+// next, at a phone's, a tablet's, two laptops' and a desktop's width, after each outcome of a
+// sign-up. The duplicate is real (the address is signed up first); the failure is a faked
+// network fault, which cannot be had on demand.
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { content } from "../content.ts";
 import { expectNoAxeViolations, openLanding, screenshot, signUpDirectly, uniqueEmail } from "./support.ts";
