@@ -58,10 +58,10 @@ export default function Countdown({ launchAt, labels }: CountdownProps) {
       {UNITS.map((unit) => (
         <li
           key={unit}
-          className="glass flex flex-col items-center rounded-2xl px-1 py-3 sm:px-4 sm:py-5"
+          className="glass py-rhythm-1/2 flex flex-col items-center rounded-2xl px-1 sm:px-4"
           data-unit={unit}
         >
-          <span className="font-display text-3xl font-semibold text-white tabular-nums sm:text-5xl">
+          <span className="font-display text-digits font-semibold text-white tabular-nums">
             {/* Days may need three digits: the box is sized for them from the start. */}
             <span
               className={

@@ -131,7 +131,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   const emailInvalid = state.error === "invalid" || state.error === "duplicate";
 
   return (
-    <section aria-labelledby={ids.heading} className="glass-strong rounded-3xl p-6 sm:p-8">
+    <section aria-labelledby={ids.heading} className="glass-strong p-card rounded-3xl">
       {state.status === "success" ? (
         <div className="py-4 text-center" data-testid="success-panel">
           <div
@@ -144,7 +144,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
             ref={successHeading}
             id={ids.heading}
             tabIndex={-1}
-            className="font-display text-2xl font-semibold text-white outline-none sm:text-3xl"
+            className="font-display text-title font-semibold text-white outline-none"
           >
             {copy.success.title}
           </h2>
@@ -153,8 +153,15 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
       ) : (
         // method="post": should a submit ever reach the browser, the fields stay out of the URL
         // (the page's CSP, form-action 'none', then stops it altogether).
-        <form ref={form} method="post" noValidate onSubmit={onSubmit} onFocus={warmUp} className="space-y-5">
-          <h2 id={ids.heading} className="font-display text-2xl font-semibold text-white sm:text-3xl">
+        <form
+          ref={form}
+          method="post"
+          noValidate
+          onSubmit={onSubmit}
+          onFocus={warmUp}
+          className="space-y-field-gap"
+        >
+          <h2 id={ids.heading} className="font-display text-title font-semibold text-white">
             {copy.heading}
           </h2>
           {/* Left unstyled: browsers hide <noscript> by its display, which a class would override. */}

@@ -14,7 +14,7 @@ interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "classN
  */
 export default function Field({ id, label, description, ref, ...input }: FieldProps) {
   return (
-    <div className="space-y-2">
+    <div className="space-y-1.5">
       <label htmlFor={id} className="block text-sm font-medium text-slate-200">
         {label}
       </label>

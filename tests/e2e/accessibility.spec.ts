@@ -1,19 +1,10 @@
 // Everyone can use the page: axe finds no violations in any state, a keyboard alone can sign
 // up, and the page works on a 320 px phone and at 200% zoom.
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { content } from "../content.ts";
-import { openLanding, screenshot, uniqueEmail } from "./support.ts";
+import { expectNoAxeViolations, openLanding, screenshot, uniqueEmail } from "./support.ts";
 
 const copy = content.form;
-
-async function expectNoViolations(page: Page, state: string) {
-  // Toasts animate in: wait for them to settle so axe sees their final colours.
-  await page.waitForTimeout(500);
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const summary = violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  expect(summary, `${violations.length} accessibility violations in ${state}`).toEqual([]);
-}
 
 const email = (page: Page) => page.getByLabel(copy.emailLabel);
 const notifyMe = (page: Page) => page.getByRole("button", { name: copy.submit });
@@ -21,14 +12,14 @@ const notifyMe = (page: Page) => page.getByRole("button", { name: copy.submit })
 test.describe("axe finds no violations", () => {
   test("on / when idle", async ({ page }) => {
     await openLanding(page);
-    await expectNoViolations(page, "the idle form");
+    await expectNoAxeViolations(page, "the idle form");
   });
 
   test("on / with a validation error", async ({ page }) => {
     await openLanding(page);
     await notifyMe(page).click();
     await expect(page.getByTestId("form-message")).toBeVisible();
-    await expectNoViolations(page, "the validation error");
+    await expectNoAxeViolations(page, "the validation error");
   });
 
   test("on / after a duplicate and after a success", async ({ page }, testInfo) => {
@@ -37,18 +28,18 @@ test.describe("axe finds no violations", () => {
     await email(page).fill(address);
     await notifyMe(page).click();
     await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
-    await expectNoViolations(page, "the success panel");
+    await expectNoAxeViolations(page, "the success panel");
 
     await openLanding(page);
     await email(page).fill(address);
     await notifyMe(page).click();
     await expect(page.getByTestId("form-message")).toBeVisible();
-    await expectNoViolations(page, "the duplicate error");
+    await expectNoAxeViolations(page, "the duplicate error");
   });
 
   test("on the not-found page", async ({ page }) => {
     await page.goto("/nowhere");
-    await expectNoViolations(page, "the 404 page");
+    await expectNoAxeViolations(page, "the 404 page");
   });
 });
 

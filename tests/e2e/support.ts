@@ -1,8 +1,10 @@
 // What the browser tests share: loading a page until its islands are live, collecting console
-// errors, saving screenshots to look at, and reading the database as the service role.
+// errors, saving screenshots to look at, axe's verdict, and signing up or reading the database
+// past the page.
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
 import { mkdirSync } from "node:fs";
-import { LOCAL_SERVICE_ROLE_KEY } from "../../server/backend/keys.ts";
+import { LOCAL_PUBLISHABLE_KEY, LOCAL_SERVICE_ROLE_KEY } from "../../server/backend/keys.ts";
 import { useTestEnvironment } from "../test-environment.ts";
 
 /** The embedded backend the tests' server runs, on the tests' own port. */
@@ -42,12 +44,29 @@ export async function watchCspViolations(page: Page): Promise<string[]> {
   return violations;
 }
 
-/** A full-page screenshot kept as an artifact, and attached to the test's report. */
-export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+/**
+ * A screenshot kept as an artifact, and attached to the test's report: of the full page, or of
+ * what the viewport shows (where fixed elements such as toasts really are).
+ */
+export async function screenshot(
+  page: Page,
+  testInfo: TestInfo,
+  name: string,
+  { fullPage = true } = {},
+): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = `${SCREENSHOT_DIR}/${name}.png`;
-  await page.screenshot({ path, fullPage: true, animations: "disabled" });
+  await page.screenshot({ path, fullPage, animations: "disabled" });
   await testInfo.attach(name, { path, contentType: "image/png" });
+}
+
+/** Fails with every rule axe finds broken on the page as it is now, in `state`. */
+export async function expectNoAxeViolations(page: Page, state: string): Promise<void> {
+  // Toasts animate in: wait for them to settle so axe sees their final colours.
+  await page.waitForTimeout(500);
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const summary = violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(summary, `${violations.length} accessibility violations in ${state}`).toEqual([]);
 }
 
 /** An address no other test uses. */
@@ -63,6 +82,20 @@ export async function storedRows(email: string): Promise<Array<{ email: string; 
   );
   expect(response.status, "service_role can read the list").toBe(200);
   return response.json();
+}
+
+/** Signs an address up as a visitor's browser would, without the page (for a real duplicate). */
+export async function signUpDirectly(email: string): Promise<void> {
+  const response = await fetch(`${API_URL}/rest/v1/early_access`, {
+    method: "POST",
+    headers: {
+      apikey: LOCAL_PUBLISHABLE_KEY,
+      "content-type": "application/json",
+      prefer: "return=minimal",
+    },
+    body: JSON.stringify({ email, phone: null }),
+  });
+  expect(response.status, `signing ${email} up: ${await response.text()}`).toBe(201);
 }
 
 /** Requests the page sends to the REST interface, counted from the moment it is called. */

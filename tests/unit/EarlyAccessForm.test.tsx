@@ -23,6 +23,15 @@ const fakeClient = {
 
 vi.mock("../../src/lib/supabase", () => ({ getSupabase: async () => fakeClient }));
 
+// jsdom lays nothing out and has no matchMedia, which the toaster asks where to stand: a narrow
+// screen, always. Where toasts land is the browser tests' business (tests/e2e/toasts.spec.ts).
+vi.stubGlobal("matchMedia", (media: string) => ({
+  media,
+  matches: false,
+  addEventListener: () => {},
+  removeEventListener: () => {},
+}));
+
 // Test-only strings: the island must show whatever copy the page hands it.
 const copy: EarlyAccessCopy = {
   heading: "Heading",
