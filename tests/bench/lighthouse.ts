@@ -1,5 +1,6 @@
-// `npm run bench:lighthouse [-- --runs N]` (and the first half of `npm run bench`): how fast the production build is, in Lighthouse's default mobile
-// profile (simulated slow 4G and a 4× slower CPU), on `/` and on an unknown path.
+// `npm run bench:lighthouse [-- --runs N]` (and the first half of `npm run bench`): how fast the
+// production build is, in Lighthouse's default mobile profile (simulated slow 4G and a 4× slower
+// CPU), on `/` and on an unknown path.
 //
 // Absolute figures depend on the machine, so every page is also measured, in the same run, on a
 // copy of the build with every script removed: the fastest this very page can be. Our figures are
