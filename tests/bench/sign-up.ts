@@ -1,4 +1,4 @@
-// `npm run bench:sign-up [-- --runs N]` (and the second half of `npm run bench`): how soon a quick
+// `npm run bench:sign-up [-- --runs N] [--dist DIR]` (and the second half of `npm run bench`): how soon a quick
 // visitor is signed up, on a phone-like connection, from a cold start.
 //
 // A fresh browser context (empty cache) per run loads `/` under Lighthouse's slow-4G figures
@@ -92,8 +92,9 @@ function watchSignUp() {
  * Chromium's throttling does not reach routed answers, so the round trips to Supabase (preflight
  * and POST, about 2 × 150 ms on this network) are not in the figures.
  */
-async function stubRest(page: Page, apiUrl: string): Promise<void> {
-  await page.route(`${apiUrl}/rest/v1/early_access*`, async (route) => {
+async function stubRest(page: Page): Promise<void> {
+  // Whatever Supabase origin the build was made for.
+  await page.route("**/rest/v1/early_access*", async (route) => {
     await new Promise((wait) => setTimeout(wait, REST_DELAY_MS));
     await route.fulfill({
       status: 201,
@@ -104,7 +105,7 @@ async function stubRest(page: Page, apiUrl: string): Promise<void> {
   });
 }
 
-async function run(browser: Browser, url: string, apiUrl: string, visitor: Visitor, n: number) {
+async function run(browser: Browser, url: string, visitor: Visitor, n: number) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   try {
     const page = await context.newPage();
@@ -113,7 +114,7 @@ async function run(browser: Browser, url: string, apiUrl: string, visitor: Visit
     await cdp.send("Network.emulateNetworkConditions", NETWORK);
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: CPU_SLOWDOWN });
     await page.addInitScript(watchSignUp);
-    await stubRest(page, apiUrl);
+    await stubRest(page);
 
     // By name: the labels live in the content file, which plain Node cannot read through its schema.
     const email = page.locator("input[name=email]");
@@ -162,20 +163,29 @@ const FIGURES: Array<{ label: string; read: (sample: Sample) => number }> = [
 ];
 
 async function main() {
-  const { values } = parseArgs({ options: { runs: { type: "string", default: "5" } } });
+  const { values } = parseArgs({
+    options: {
+      runs: { type: "string", default: "5" },
+      // A build made elsewhere (an older commit's, say, to compare), served as it is.
+      dist: { type: "string" },
+    },
+  });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1)
     throw new Error(`--runs wants a whole number ≥ 1, got ${values.runs}`);
 
-  const { dist, apiUrl } = useTestEnvironment();
-  await build(dist);
+  let dist = values.dist;
+  if (!dist) {
+    dist = useTestEnvironment().dist;
+    await build(dist);
+  }
   const site = await serve(dist);
   const browser = await chromium.launch({ executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_FLAGS });
   const samples: Record<Visitor, Sample[]> = { instant: [], typed: [] };
   try {
     for (let n = 1; n <= runs; n++) {
       for (const visitor of Object.keys(VISITORS) as Visitor[]) {
-        const sample = await run(browser, `${site.origin}/`, apiUrl, visitor, n);
+        const sample = await run(browser, `${site.origin}/`, visitor, n);
         samples[visitor].push(sample);
         const figures = FIGURES.map(({ label, read }) => `${label} ${ms(read(sample))}`);
         console.log(`run ${n}/${runs}  ${visitor.padEnd(8)} ${figures.join("  ")}`);
