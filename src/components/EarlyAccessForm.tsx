@@ -11,11 +11,17 @@ import {
   type SubmitEvent,
 } from "react";
 import { ISLAND_READY } from "../directives/form";
-import { isValidEmail, normalizeSignUp, type Outcome } from "../lib/early-access";
+import type { Outcome } from "../lib/early-access";
+import { beforeHydration, takeEarlySignUp } from "../lib/early-sign-up";
 import { formReducer, initialFormState, type FormError } from "../lib/form-state";
 import { register } from "../lib/register";
+import { readSignUp } from "../lib/sign-up-form";
 import { getSupabase } from "../lib/supabase";
 import Field from "./Field";
+
+// This module is evaluated when client:form starts loading the island, long before React has
+// hydrated it: from here on, a held submit is sent at once (src/lib/early-sign-up.ts).
+if (typeof document !== "undefined") beforeHydration(document.querySelector('astro-island[client="form"]'));
 
 interface Toast {
   title: string;
@@ -67,12 +73,9 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     if (state.status === "success") successHeading.current?.focus();
   }, [state]);
 
-  // supabase-js and sonner stay off the page until someone shows interest in the form.
-  const warmUp = () => {
-    if (extrasWanted) return;
-    setExtrasWanted(true);
-    getSupabase().catch(() => {}); // a failure resurfaces, and is handled, on submit
-  };
+  // sonner stays off the page until someone shows interest in the form (supabase-js too:
+  // src/lib/early-sign-up.ts).
+  const warmUp = () => setExtrasWanted(true);
 
   // From this commit on, React handles submits: client:form stops holding them, and submits
   // again one that arrived before. A layout effect, so that no event can come in between.
@@ -95,21 +98,24 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     // A ref, not state: a double click lands before React re-renders the disabled button.
     if (submitting.current) return;
     setAnnouncement("");
-    // The fields are uncontrolled: what the browser holds is what was typed, also before the
-    // island hydrated. Read before loading disables them (disabled fields are left out).
-    const fields = new FormData(event.currentTarget);
-    const email = String(fields.get("email") ?? "");
-    const phone = String(fields.get("phone") ?? "");
-    // The browser's own email check counts too, without its validation bubble (noValidate).
-    if (!isValidEmail(email) || !emailInput.current?.validity.valid) {
-      dispatch({ type: "invalid" });
-      setAnnouncement(copy.errors.invalid);
-      return;
+    // client:form submits again a submit it held: if that was sent already, before hydration,
+    // its answer is the one to wait for.
+    let answer = takeEarlySignUp();
+    if (!answer) {
+      // The fields are uncontrolled: what the browser holds is what was typed, also before the
+      // island hydrated. Read before loading disables them.
+      const signUp = readSignUp(event.currentTarget);
+      if (!signUp) {
+        dispatch({ type: "invalid" });
+        setAnnouncement(copy.errors.invalid);
+        return;
+      }
+      answer = register(getSupabase, signUp);
     }
 
     submitting.current = true;
     dispatch({ type: "submit" });
-    const outcome = await register(getSupabase, normalizeSignUp(email, phone));
+    const outcome = await answer;
     submitting.current = false;
     // Spec §4: on success the fields are cleared, and the panel replaces the form.
     if (outcome === "registered") form.current?.reset();

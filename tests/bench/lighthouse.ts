@@ -1,5 +1,6 @@
-// `npm run bench [-- --runs N]`: how fast the production build is, in Lighthouse's default mobile
-// profile (simulated slow 4G and a 4× slower CPU), on `/` and on an unknown path.
+// `npm run bench:lighthouse [-- --runs N]` (and the first half of `npm run bench`): how fast the
+// production build is, in Lighthouse's default mobile profile (simulated slow 4G and a 4× slower
+// CPU), on `/` and on an unknown path.
 //
 // Absolute figures depend on the machine, so every page is also measured, in the same run, on a
 // copy of the build with every script removed: the fastest this very page can be. Our figures are
@@ -9,17 +10,15 @@
 //
 // Prints the medians as markdown (paste into the README) and writes every sample and median to
 // bench-results/lighthouse.json.
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { launch } from "chrome-launcher";
 import lighthouse, { type Result } from "lighthouse";
 import { astro, exited } from "../../server/processes.ts";
-import { createStaticHost } from "../../server/static-host.ts";
 import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../chromium.ts";
+import { filesUnder, median, ms, serve, table } from "./support.ts";
 
 const DIST = resolve("dist");
 const RESULTS = "bench-results/lighthouse.json";
@@ -111,26 +110,8 @@ function requestCount(lhr: Result) {
   return resourceRow(lhr, "total").requestCount;
 }
 
-function ms(n: number) {
-  return `${Math.round(n)} ms`;
-}
-
 function kib(n: number) {
   return `${(n / 1024).toFixed(1)} KiB`;
-}
-
-function median(values: number[]): number {
-  const sorted = values.toSorted((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** Every file under a folder, as paths relative to it. */
-async function filesUnder(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length));
 }
 
 /** A private copy of the build, so that a rebuild elsewhere (`npm test`, say) cannot change it mid-bench. */
@@ -150,23 +131,6 @@ async function stripScripts(root: string): Promise<void> {
       .replace(/<link\b[^>]*\brel=["']?modulepreload\b[^>]*>/gi, "");
     await writeFile(join(root, file), stripped);
   }
-}
-
-/** Serves a build as `npm start` does, on a free loopback port. */
-async function serve(root: string): Promise<{ origin: string; close: () => Promise<void> }> {
-  const host = createStaticHost({ root });
-  const server = createServer((req, res) => void host(req, res));
-  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The host compresses each file on its first request; fetching everything once keeps that
-  // one-off cost out of the first run's server response times, which the simulation reuses.
-  for (const file of await filesUnder(root)) {
-    await (await fetch(origin + file, { headers: { "Accept-Encoding": "br" } })).arrayBuffer();
-  }
-  return {
-    origin,
-    close: () => new Promise((closed) => server.close(() => closed())),
-  };
 }
 
 interface Versions {
@@ -262,13 +226,6 @@ function medians(runs: Figures[]): Figures {
 
 function ratio(ours: number, limit: number): string {
   return limit === 0 ? (ours === 0 ? "1.00×" : "–") : `${(ours / limit).toFixed(2)}×`;
-}
-
-/** A markdown table, padded so that it also reads well in a terminal. */
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
 }
 
 interface PageSummary {

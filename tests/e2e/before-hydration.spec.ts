@@ -4,11 +4,13 @@
 // the island's script with page.route; the no-JavaScript case switches JavaScript off.
 import { expect, test, type Page } from "@playwright/test";
 import { content, oneOf } from "../content.ts";
-import { countRestCalls, screenshot, storedRows, uniqueEmail } from "./support.ts";
+import { API_URL, countRestCalls, screenshot, storedRows, uniqueEmail } from "./support.ts";
 
 const copy = content.form;
 
 const FORM_ISLAND = "**/_astro/EarlyAccessForm.*.js";
+// @astrojs/react's client renderer, which brings react-dom: without it, no island hydrates.
+const REACT_RENDERER = "**/_astro/client.*.js";
 const REST = "**/rest/v1/early_access*";
 const PHONE = "+1 555 0100";
 
@@ -20,10 +22,10 @@ const form = (page: Page) => ({
   message: page.getByTestId("form-message"),
 });
 
-/** Holds back the form island's script, as a slow network would, until `release()`. */
-async function slowFormIsland(page: Page): Promise<{ release: () => void }> {
+/** Holds back a script, as a slow network would, until `release()`: the form island's by default. */
+async function slowFormIsland(page: Page, script = FORM_ISLAND): Promise<{ release: () => void }> {
   const held = Promise.withResolvers<void>();
-  await page.route(FORM_ISLAND, async (route) => {
+  await page.route(script, async (route) => {
     await held.promise;
     await route.continue();
   });
@@ -87,6 +89,53 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
   expect(page.url()).toBe(`${baseURL}/`);
   expect(leaking(urls, email, PHONE), "URLs carrying what was typed").toEqual([]);
+});
+
+test("a sign-up submitted while React is still on its way is sent at once, and once", async ({
+  page,
+}, testInfo) => {
+  const email = uniqueEmail(testInfo);
+  const inserts = countRestCalls(page);
+  const react = await slowFormIsland(page, REACT_RENDERER);
+  await page.goto("/");
+  const f = form(page);
+  await f.email.fill(email);
+  await f.phone.fill(PHONE);
+  const sent = page.waitForRequest((request) => request.url().includes("/rest/v1/early_access"));
+  await page.keyboard.press("Enter");
+  // Not a second time either, however impatient the visitor.
+  await f.button.click();
+
+  // The island's own module has arrived, React has not: the sign-up goes out anyway.
+  await sent;
+  await expect(f.island).toHaveAttribute("ssr");
+  await expect(f.island).toHaveAttribute("aria-busy", "true");
+
+  react.release();
+  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
+  expect(inserts.inserts).toBe(1);
+  expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
+});
+
+test("turning to the form opens a connection to Supabase and fetches its client; looking does neither", async ({
+  page,
+}) => {
+  const scripts: string[] = [];
+  page.on("response", async (response) => {
+    if (response.request().resourceType() === "script") scripts.push((await response.text()).toLowerCase());
+  });
+  const supabaseJs = () => scripts.filter((script) => script.includes("x-client-info"));
+  const preconnect = page.locator(`link[rel=preconnect][href="${new URL(API_URL).origin}"]`);
+  await page.goto("/");
+  // Every island hydrated (the form's too, when idle): all the page loads without a visitor.
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0);
+  await page.waitForLoadState("networkidle");
+  expect(supabaseJs(), "supabase-js loaded before anyone turned to the form").toEqual([]);
+  await expect(preconnect).toHaveCount(0);
+
+  await form(page).email.focus();
+  await expect(preconnect).toHaveAttribute("crossorigin", "");
+  await expect.poll(() => supabaseJs().length, { message: "supabase-js, once the form has focus" }).toBe(1);
 });
 
 test("what is typed before the form hydrates is what is sent after it", async ({ page }, testInfo) => {

@@ -1,0 +1,17 @@
+// What a sign-up form holds, read from the browser's own fields: the island reads them on
+// submit, and so does src/lib/early-sign-up.ts before the island has hydrated.
+import { isValidEmail, normalizeSignUp, type SignUp } from "./early-access";
+
+/**
+ * The sign-up the form's `email` and `phone` fields hold, or null when the address is not one
+ * (spec §5, and the browser's own email check, without its validation bubble: noValidate).
+ * Read before anything disables the fields: disabled fields are left out.
+ */
+export function readSignUp(form: HTMLFormElement): SignUp | null {
+  const fields = new FormData(form);
+  const email = String(fields.get("email") ?? "");
+  const phone = String(fields.get("phone") ?? "");
+  const emailInput = form.elements.namedItem("email");
+  const browserAccepts = emailInput instanceof HTMLInputElement && emailInput.validity.valid;
+  return isValidEmail(email) && browserAccepts ? normalizeSignUp(email, phone) : null;
+}
