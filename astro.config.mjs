@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { defineConfig, envField } from "astro/config";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
+import intentModules from "./src/integrations/intent-modules.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "./server/backend/keys.ts";
 import {
   readEnvironment,
@@ -69,7 +70,7 @@ const clientDirectives = {
 };
 
 export default defineConfig({
-  integrations: [siteAddress, react(), clientDirectives],
+  integrations: [siteAddress, react(), clientDirectives, intentModules()],
   vite: {
     plugins: [tailwindcss()],
   },

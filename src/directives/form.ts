@@ -3,17 +3,25 @@
 // the fields to the page's own URL (into the history, access logs and referrers) and lose them.
 // So, until the island announces that it handles submits itself, this holds every submit and
 // submits it again once the island is ready. It hydrates as client:painted does (when idle after
-// the first paint), or at once when the visitor turns to the form. Its value, when given, is the
-// origin the form sends to: the first sign of intent opens a connection there (preconnect), so
-// that the first request does not pay for DNS, TCP and TLS. Astro inlines this script into the
-// page and hashes it into the Content-Security-Policy.
+// the first paint), or at once when the visitor turns to the form. Its value, when given, says
+// what else the first sign of intent starts: a connection to the origin the form sends to
+// (preconnect), so that the first request does not pay for DNS, TCP and TLS, and the download of
+// the modules a sign-up needs (modulepreload), side by side with the island's own. Astro inlines
+// this script into the page and hashes it into the Content-Security-Policy.
 import type { ClientDirective } from "astro";
 import { idleAfterFirstPaint } from "./first-paint";
 
 declare module "astro" {
   interface AstroClientDirectives {
-    "client:form"?: boolean | string;
+    "client:form"?: boolean | FormIntent;
   }
+}
+
+export interface FormIntent {
+  /** Where the form sends its requests. */
+  origin: string;
+  /** Space-separated addresses of modules to preload (src/integrations/intent-modules.ts). */
+  modules: string;
 }
 
 /** Dispatched (bubbling) from inside the island once its own submit handler is live. */
@@ -37,10 +45,20 @@ const formDirective: ClientDirective = (load, { value }, island) => {
     island.setAttribute(INTENT_SEEN, "");
     // crossorigin: the form's requests are CORS requests, which never use a connection opened
     // without it.
-    if (typeof value === "string") {
+    // Astro types every directive value as a string; this one is what index.astro passes.
+    const intent = value as unknown as FormIntent | undefined;
+    if (intent?.origin) {
       document.head.append(
-        Object.assign(document.createElement("link"), { rel: "preconnect", href: value, crossOrigin: "" }),
+        Object.assign(document.createElement("link"), {
+          rel: "preconnect",
+          href: intent.origin,
+          crossOrigin: "",
+        }),
       );
+    }
+    // Addresses only: under `npm run dev` the build has not written them in.
+    for (const href of intent?.modules.split(" ").filter((module) => module.startsWith("/")) ?? []) {
+      document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
     }
     void hydrate();
   };

@@ -138,6 +138,30 @@ test("turning to the form opens a connection to Supabase and fetches its client;
   await expect.poll(() => supabaseJs().length, { message: "supabase-js, once the form has focus" }).toBe(1);
 });
 
+test("turning to the form fetches supabase-js and React's modules beside the island, not after it", async ({
+  page,
+}) => {
+  const scripts: string[] = [];
+  page.on("response", async (response) => {
+    if (response.request().resourceType() === "script") scripts.push((await response.text()).toLowerCase());
+  });
+  // The island held back: whatever arrives meanwhile was asked for by client:form itself.
+  const island = await slowFormIsland(page);
+  await page.goto("/");
+  await form(page).email.focus();
+  await expect
+    .poll(() => scripts.filter((script) => script.includes("x-client-info")).length, {
+      message: "supabase-js, while the island is still on its way",
+    })
+    .toBe(1);
+  const preloaded = await page
+    .locator("link[rel=modulepreload]")
+    .evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
+  expect(preloaded.length, "the island's and React's imports, and supabase-js").toBeGreaterThanOrEqual(3);
+  island.release();
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0);
+});
+
 test("what is typed before the form hydrates is what is sent after it", async ({ page }, testInfo) => {
   const email = uniqueEmail(testInfo);
   const island = await slowFormIsland(page);
