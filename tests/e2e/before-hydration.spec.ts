@@ -117,14 +117,19 @@ test("a sign-up submitted while React is still on its way is sent at once, and o
   expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
 });
 
-test("turning to the form opens a connection to Supabase and fetches its client; looking does neither", async ({
-  page,
-}) => {
+/** The copies of supabase-js the page has fetched, from now on (its code names x-client-info). */
+function supabaseJsFetched(page: Page): () => string[] {
   const scripts: string[] = [];
   page.on("response", async (response) => {
     if (response.request().resourceType() === "script") scripts.push((await response.text()).toLowerCase());
   });
-  const supabaseJs = () => scripts.filter((script) => script.includes("x-client-info"));
+  return () => scripts.filter((script) => script.includes("x-client-info"));
+}
+
+test("turning to the form opens a connection to Supabase and fetches its client; looking does neither", async ({
+  page,
+}) => {
+  const supabaseJs = supabaseJsFetched(page);
   const preconnect = page.locator(`link[rel=preconnect][href="${new URL(API_URL).origin}"]`);
   await page.goto("/");
   // Every island hydrated (the form's too, when idle): all the page loads without a visitor.
@@ -141,16 +146,13 @@ test("turning to the form opens a connection to Supabase and fetches its client;
 test("turning to the form fetches supabase-js and React's modules beside the island, not after it", async ({
   page,
 }) => {
-  const scripts: string[] = [];
-  page.on("response", async (response) => {
-    if (response.request().resourceType() === "script") scripts.push((await response.text()).toLowerCase());
-  });
+  const supabaseJs = supabaseJsFetched(page);
   // The island held back: whatever arrives meanwhile was asked for by client:form itself.
   const island = await slowFormIsland(page);
   await page.goto("/");
   await form(page).email.focus();
   await expect
-    .poll(() => scripts.filter((script) => script.includes("x-client-info")).length, {
+    .poll(() => supabaseJs().length, {
       message: "supabase-js, while the island is still on its way",
     })
     .toBe(1);
