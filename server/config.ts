@@ -43,7 +43,7 @@ const SUPABASE_URL = setting(() => supabaseUrl(env));
 const DB_URL = env.SUPABASE_DB_URL;
 
 /** Where PGlite keeps its data, in any of its spellings; `memory://` keeps it in memory. */
-const DATA_DIR = env.SUPABASE_DATA_DIR ?? ".data";
+export const DATA_DIR = env.SUPABASE_DATA_DIR ?? ".data";
 
 /** SQL run once when PGlite creates its database, as Supabase runs supabase/seed.sql. */
 const SEED_FILE = env.SUPABASE_SEED_FILE;
@@ -98,9 +98,6 @@ export function mayServeThisProject(): boolean {
   if (DB_URL || DATA_DIR.startsWith("memory://")) return true;
   return holderOf(DATA_DIR) !== null;
 }
-
-/** The data folder as configured, for messages. */
-export const DATA_DIR_SETTING = DATA_DIR;
 
 function describeData(): string {
   if (DB_URL) return `PostgreSQL at ${new URL(DB_URL).host}`;

@@ -6,7 +6,7 @@ import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { DataDirLockedError } from "../backend/database/data-dir-lock.ts";
 import type { Backend } from "../backend/index.ts";
 import { LOCAL_SECRET_KEY } from "../backend/keys.ts";
-import { DATA_DIR_SETTING, mayServeThisProject, openEmbeddedBackend } from "../config.ts";
+import { DATA_DIR, mayServeThisProject, openEmbeddedBackend } from "../config.ts";
 import {
   isLoopback,
   isSecretKey,
@@ -95,7 +95,7 @@ function thisProjects(url: string): null {
   if (mayServeThisProject()) return null;
   throw new OwnerCommandError(
     `A backend answers at ${url}, but no process holds this project's data folder ` +
-      `(${DATA_DIR_SETTING}): it serves another folder or project, and its sign-ups are not these. ` +
+      `(${DATA_DIR}): it serves another folder or project, and its sign-ups are not these. ` +
       "Stop it, or set SUPABASE_API_PORT and SUPABASE_DATA_DIR to the backend you mean.",
   );
 }

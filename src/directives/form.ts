@@ -43,10 +43,10 @@ const formDirective: ClientDirective = (load, { value }, island) => {
   const onIntent = () => {
     for (const type of FORM_INTENT) island.removeEventListener(type, onIntent);
     island.setAttribute(INTENT_SEEN, "");
-    // crossorigin: the form's requests are CORS requests, which never use a connection opened
-    // without it.
     // Astro types every directive value as a string; this one is what index.astro passes.
     const intent = value as unknown as FormIntent | undefined;
+    // crossorigin: the form's requests are CORS requests, which never use a connection opened
+    // without it.
     if (intent?.origin) {
       document.head.append(
         Object.assign(document.createElement("link"), {

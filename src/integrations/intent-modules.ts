@@ -1,8 +1,8 @@
 // The modules a quick sign-up waits for beyond what client:form loads itself: the imports of the
 // form's island and of React's renderer, and supabase-js with its imports. The browser would
 // discover them one round trip after another (the island and the renderer, then their imports,
-// then supabase-js once the island asks for it);
-// named in the page, client:form preloads them all at the first sign of intent, side by side.
+// then supabase-js once the island asks for it); named in the page, client:form preloads them all
+// at the first sign of intent, side by side.
 // Their names carry content hashes that exist only once Vite has bundled the client, which is
 // after the pages are rendered: the page holds INTENT_MODULES, and the build's last step writes
 // the names in its place. (`npm run dev` keeps the placeholder, which client:form ignores.)
