@@ -95,6 +95,15 @@ export function uniqueEmail(label = "visitor"): string {
   return `${label}-${randomUUID()}@example.com`;
 }
 
+/** How many of these addresses the table holds, read as the database's owner, past every rule. */
+export async function storedCount(owner: Database, emails: string[]): Promise<number> {
+  const { rows } = await owner.query<{ n: number }>(
+    "select count(*)::integer as n from public.early_access where email = any($1)",
+    [emails],
+  );
+  return rows[0]!.n;
+}
+
 export const DUPLICATE_MESSAGE = 'duplicate key value violates unique constraint "early_access_email_key"';
 
 /** An HS256 JWT with these claims, signed with the local secret unless told otherwise. */

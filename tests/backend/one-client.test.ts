@@ -5,7 +5,15 @@ import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/backend/database/database.ts";
 import { clientOf } from "../../server/backend/http.ts";
-import { canSendFrom, rest, restFrom, startTestBackend, uniqueEmail, type TestBackend } from "./helpers.ts";
+import {
+  canSendFrom,
+  rest,
+  restFrom,
+  startTestBackend,
+  storedCount,
+  uniqueEmail,
+  type TestBackend,
+} from "./helpers.ts";
 
 const CAP = 3;
 
@@ -32,14 +40,6 @@ function open(bytes: string, localAddress = "127.0.0.1"): Socket {
 const request = (body: string, announced = Buffer.byteLength(body)) =>
   "POST /rest/v1/early_access HTTP/1.1\r\nHost: h\r\n" +
   `apikey: ${backend.publishableKey}\r\nContent-Type: application/json\r\nContent-Length: ${announced}\r\n\r\n${body}`;
-
-async function stored(emails: string[]): Promise<number> {
-  const { rows } = await owner.query<{ n: number }>(
-    "select count(*)::integer as n from public.early_access where email = any($1)",
-    [emails],
-  );
-  return rows[0]!.n;
-}
 
 describe("a client with requests in progress", () => {
   it(`gets 429 at once beyond ${CAP} of them, while others are served`, async ({ skip }) => {
@@ -95,7 +95,7 @@ describe("a client that hangs up as soon as it has sent a sign-up", () => {
       await new Promise((settle) => setTimeout(settle, 30));
     }
     await new Promise((settle) => setTimeout(settle, 1_000));
-    const kept = await stored(emails);
+    const kept = await storedCount(owner, emails);
     expect(kept, "sign-ups stored though their clients hung up").toBeGreaterThan(0);
     expect(kept).toBeLessThanOrEqual(10);
 
