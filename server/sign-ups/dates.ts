@@ -32,24 +32,26 @@ export function formatLocal(date: Date): string {
  * Null for anything else, an impossible date (2026-02-30) included.
  */
 export function parseSince(text: string): Date | null {
-  const day = /^(\d{4})-(\d\d)-(\d\d)$/.exec(text.trim());
-  if (day) {
-    const [year, month, date] = day.slice(1).map(Number) as [number, number, number];
-    const midnight = new Date(year, month - 1, date);
-    return midnight.getMonth() === month - 1 && midnight.getDate() === date ? midnight : null;
+  const trimmed = text.trim();
+  if (/^\d{4}-\d\d-\d\d$/.test(trimmed)) {
+    const day = calendarDay(trimmed);
+    return day && new Date(day.year, day.month - 1, day.day);
   }
-  const dateTime = /^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?)(Z|[+-]\d\d:\d\d)?$/i.exec(
-    text.trim(),
-  );
+  const dateTime = /^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d(?:\.\d+)?)?)(Z|[+-]\d\d:\d\d)?$/i.exec(trimmed);
   if (!dateTime) return null;
   const [, date, time, zone = ""] = dateTime;
+  // Date rolls an impossible day over into the next month, whatever the zone.
+  if (!calendarDay(date!)) return null;
   const parsed = new Date(`${date}T${time}${zone.toUpperCase()}`);
-  // Date rolls an impossible day or hour over into the next; the text must read back the same.
-  if (Number.isNaN(parsed.getTime()) || !readsBack(parsed, date!, time!, zone)) return null;
+  // An impossible hour does not parse; a local time that a clock change skips would move.
+  if (Number.isNaN(parsed.getTime())) return null;
+  if (zone === "" && formatLocal(parsed) !== `${date} ${time!.slice(0, 5)}`) return null;
   return parsed;
 }
 
-function readsBack(parsed: Date, date: string, time: string, zone: string): boolean {
-  if (zone !== "") return true;
-  return formatLocal(parsed) === `${date} ${time.slice(0, 5)}`;
+/** The parts of a `2026-11-01` that names a day of the calendar; null for one that does not. */
+function calendarDay(text: string): { year: number; month: number; day: number } | null {
+  const [year, month, day] = text.split("-").map(Number) as [number, number, number];
+  const utc = new Date(Date.UTC(year, month - 1, day));
+  return utc.getUTCMonth() === month - 1 && utc.getUTCDate() === day ? { year, month, day } : null;
 }

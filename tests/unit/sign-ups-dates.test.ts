@@ -20,6 +20,9 @@ describe("parseSince", () => {
     // Impossible dates and times, which Date would roll over into the next.
     "2026-02-30",
     "2026-11-01T25:00",
+    // …with a zone too, which Date rolls over all the same.
+    "2026-02-30T09:30Z",
+    "2026-04-31T09:30:00+02:00",
     // Not dates.
     "yesterday",
     "1 Nov 2026",
