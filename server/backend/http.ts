@@ -127,20 +127,17 @@ export function createGateway({
     const started = performance.now();
     const url = requestUrl(req.url);
     const client = clientOf(connection.address);
-    const inProgress = active.get(client) ?? 0;
     const response =
-      inProgress >= maxRequestsPerClient
+      active.count(client) >= maxRequestsPerClient
         ? TOO_MANY_AT_ONCE
         : await (async () => {
-            active.set(client, inProgress + 1);
+            active.add(client);
             try {
               return url ? await answer(req, url, connection.address) : BAD_URL;
             } catch (error) {
               return failure(error, log);
             } finally {
-              const left = active.get(client)! - 1;
-              if (left === 0) active.delete(client);
-              else active.set(client, left);
+              active.remove(client);
             }
           })();
     if (!req.complete) {
@@ -169,10 +166,10 @@ export function createGateway({
 
   const answering = new Set<Promise<void>>();
   /** Requests in progress, per client (clientOf). */
-  const active = new Map<string, number>();
+  const active = new Tally();
   const connections = new WeakMap<Duplex, Connection>();
   /** Connections open, per client (clientOf). */
-  const openConnections = new Map<string, number>();
+  const openConnections = new Tally();
   const server = createServer((req, res) => {
     const connection = connections.get(req.socket)!;
     const handled = handle(req, res, connection)
@@ -196,17 +193,12 @@ export function createGateway({
     }
     // Beyond its share of open connections a client is cut off at once, before a byte is read.
     const client = clientOf(address);
-    const open = (openConnections.get(client) ?? 0) + 1;
-    if (open > maxRequestsPerClient * CONNECTIONS_PER_REQUEST_SLOT) {
+    if (openConnections.count(client) >= maxRequestsPerClient * CONNECTIONS_PER_REQUEST_SLOT) {
       socket.destroy();
       return;
     }
-    openConnections.set(client, open);
-    socket.once("close", () => {
-      const left = openConnections.get(client)! - 1;
-      if (left === 0) openConnections.delete(client);
-      else openConnections.set(client, left);
-    });
+    openConnections.add(client);
+    socket.once("close", () => openConnections.remove(client));
     connections.set(socket, { address, answered: Promise.resolve(), bodyStillArriving: false });
   });
   // A request that stalls mid-upload is given up, as Kong's nginx does (client_body_timeout).
@@ -266,6 +258,26 @@ const CLOSE_GRACE_MS = 1_000;
 const delay = (ms: number) => new Promise((resume) => setTimeout(resume, ms).unref());
 
 const BAD_URL = jsonResponse(400, { message: "Bad request: malformed URL" });
+
+/** How many of something each client has: requests in progress, open connections. */
+class Tally {
+  // A client at zero has no entry, so that the map holds only clients with something open.
+  readonly #counts = new Map<string, number>();
+
+  count(client: string): number {
+    return this.#counts.get(client) ?? 0;
+  }
+
+  add(client: string): void {
+    this.#counts.set(client, this.count(client) + 1);
+  }
+
+  remove(client: string): void {
+    const left = this.count(client) - 1;
+    if (left > 0) this.#counts.set(client, left);
+    else this.#counts.delete(client);
+  }
+}
 
 /** Kong's rate-limiting plugin's answer; the client may try again in a moment. */
 const TOO_MANY_AT_ONCE = jsonResponse(429, { message: "API rate limit exceeded" }, { "Retry-After": "1" });
