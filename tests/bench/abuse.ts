@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
-import { npmScriptArgs } from "../npm-script.ts";
 import { freePorts, LIFT_SIGN_UP_LIMITS_FILE } from "../test-environment.ts";
+import { runBackend } from "./support.ts";
 
 const { values } = parseArgs({
   options: {
@@ -109,30 +109,28 @@ const rssMb = (pid: number) =>
 
 async function bench(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), "abuse-bench-"));
+  try {
+    await benchOn(folder);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The bench, with the backend's data in `folder`. */
+async function benchOn(folder: string): Promise<void> {
   const [port] = freePorts(1) as [number];
-  const backend = spawn(process.execPath, npmScriptArgs("backend"), {
-    env: {
-      ...process.env,
-      SUPABASE_API_PORT: String(port),
-      PUBLIC_SUPABASE_URL: `http://127.0.0.1:${port}`,
-      SUPABASE_DATA_DIR: join(folder, "data"),
-      // The visitors come from many addresses of few networks: their own limits are not measured.
-      SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
-      SUPABASE_DB_URL: "",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
+  const backend = await runBackend({
+    SUPABASE_API_PORT: String(port),
+    PUBLIC_SUPABASE_URL: `http://127.0.0.1:${port}`,
+    SUPABASE_DATA_DIR: join(folder, "data"),
+    // The visitors come from many addresses of few networks: their own limits are not measured.
+    SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
+    SUPABASE_DB_URL: "",
   });
   try {
-    await new Promise<void>((ready) => {
-      let output = "";
-      backend.stdout!.on("data", (chunk: Buffer) => (output += chunk).includes("API:") && ready());
-    });
-    // A log line per request: read and dropped, so that the backend never waits on its pipe.
-    backend.stdout!.resume();
-
     await visitors(port, 3_000, 0); // warm-up
     await sleep(10_000);
-    const idle = rssMb(backend.pid!);
+    const idle = rssMb(backend.pid);
     const quiet = summarise("before the flood", await visitors(port, 5_000, 1_000));
 
     const attacker = spawn(
@@ -141,12 +139,12 @@ async function bench(): Promise<void> {
       { stdio: "ignore" },
     );
     let peak = idle;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(backend.pid!))), 500);
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(backend.pid))), 500);
     const flooded = summarise("during the flood", await visitors(port, FLOOD_MS, 2_000));
     attacker.kill("SIGKILL");
     clearInterval(sampler);
     await sleep(20_000);
-    const after = rssMb(backend.pid!);
+    const after = rssMb(backend.pid);
 
     console.log(
       `One client (127.0.0.1) holding ${CONNECTIONS} connections that post 1 MB bodies, for ${FLOOD_MS / 1000} s;`,
@@ -168,9 +166,7 @@ async function bench(): Promise<void> {
       `Target: memory after the flood within 20% of idle: ${verdict(after <= idle * 1.2)} (${((after / idle - 1) * 100).toFixed(0)}%)`,
     );
   } finally {
-    backend.kill("SIGINT");
-    await new Promise((exited) => backend.on("exit", exited));
-    rmSync(folder, { recursive: true, force: true });
+    await backend.stop();
   }
 }
 

@@ -1,9 +1,12 @@
-// What the benches share: serving a build as `npm start` does, medians, and markdown tables.
+// What the benches share: serving a build as `npm start` does, running `npm run backend`,
+// medians, and markdown tables.
+import { spawn } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createStaticHost } from "../../server/static-host.ts";
+import { npmScriptArgs } from "../npm-script.ts";
 
 export function median(values: number[]): number {
   const sorted = values.toSorted((a, b) => a - b);
@@ -44,5 +47,42 @@ export async function serve(root: string): Promise<{ origin: string; close: () =
   return {
     origin,
     close: () => new Promise((closed) => server.close(() => closed())),
+  };
+}
+
+export interface BackendProcess {
+  pid: number;
+  /** Stops it (as Ctrl-C does) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm run backend` with `settings` over this process's environment, once it says where its API
+ * answers. Its log (a line per request) is read and dropped from then on, so that it never
+ * waits on a full pipe.
+ */
+export async function runBackend(settings: Record<string, string>): Promise<BackendProcess> {
+  const child = spawn(process.execPath, npmScriptArgs("backend"), {
+    env: { ...process.env, ...settings },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((exit) => child.once("exit", () => exit()));
+  await new Promise<void>((ready, failed) => {
+    let output = "";
+    const watch = (chunk: Buffer) => {
+      output += chunk;
+      if (!output.includes("API:")) return;
+      child.stdout!.off("data", watch).resume();
+      ready();
+    };
+    child.stdout!.on("data", watch);
+    void exited.then(() => failed(new Error(`npm run backend exited before it answered:\n${output}`)));
+  });
+  return {
+    pid: child.pid!,
+    stop: async () => {
+      child.kill("SIGINT");
+      await exited;
+    },
   };
 }
