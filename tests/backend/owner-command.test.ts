@@ -14,24 +14,18 @@ import { startBackend, type Backend } from "../../server/backend/index.ts";
 import { LOCAL_ANON_KEY, LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
 import { normalizeSignUp } from "../../src/lib/early-access.ts";
 import { register } from "../../src/lib/register.ts";
-import { npmScriptArgs } from "../npm-script.ts";
+import { npmScriptArgs, runNpmScript, type ScriptRun } from "../npm-script.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
 import { clientFor, engine, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase } from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "owner-command-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * Runs the command with exactly these settings: everything else it reads is set empty (unset),
  * so that a developer's .env counts for nothing. Asynchronous: the backend answers in this process.
  */
-function signUps(args: string[], settings: Record<string, string>): Promise<Run> {
+function signUps(args: string[], settings: Record<string, string>): Promise<ScriptRun> {
   const env = {
     ...withoutTestEnvironment(process.env),
     PUBLIC_SUPABASE_URL: "",
@@ -43,12 +37,7 @@ function signUps(args: string[], settings: Record<string, string>): Promise<Run>
     TZ: "UTC",
     ...settings,
   };
-  const child = spawn(process.execPath, [...npmScriptArgs("sign-ups"), ...args], { env, stdio: "pipe" });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
+  return runNpmScript("sign-ups", args, { env });
 }
 
 /**

@@ -3,13 +3,13 @@
 // of its own (the command is then only the client), and with none running (the command opens the
 // data folder itself, PGlite included). Flat memory is the promise: pages of 1,000 rows, written
 // as they come. Data folders and ports of its own; prints figures, never fails on them.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPGlite } from "../../server/backend/database/pglite.ts";
-import { npmScriptArgs } from "../npm-script.ts";
+import { runNpmScript } from "../npm-script.ts";
 import { freePorts } from "../test-environment.ts";
+import { runBackend } from "./support.ts";
 
 const SIZES = [10_000, 100_000];
 
@@ -61,15 +61,10 @@ interface Measure {
 async function exportOnce(settings: Record<string, string>): Promise<Measure> {
   const file = join(root, "export.csv");
   const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    ["--import", REPORT_PEAK, ...npmScriptArgs("sign-ups"), "export", "-o", file],
-    { env: { ...process.env, ...LOCAL_ONLY, ...settings }, stdio: "pipe" },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-  child.stdout.resume();
-  const status = await new Promise((exited) => child.on("exit", exited));
+  const { status, stderr } = await runNpmScript("sign-ups", ["export", "-o", file], {
+    env: { ...process.env, ...LOCAL_ONLY, ...settings },
+    nodeArgs: ["--import", REPORT_PEAK],
+  });
   const seconds = (performance.now() - started) / 1000;
   if (status !== 0) throw new Error(`export failed: ${stderr}`);
   const kib = Number(/peak-rss-kib=(\d+)/.exec(stderr)?.[1]);
@@ -80,20 +75,15 @@ async function exportOnce(settings: Record<string, string>): Promise<Measure> {
 /** `npm run backend` on the folder, on a port of its own, until `work` is done. */
 async function withBackend<T>(dataDir: string, work: (port: number) => Promise<T>): Promise<T> {
   const [port] = freePorts(1) as [number];
-  const child = spawn(process.execPath, npmScriptArgs("backend"), {
-    env: { ...process.env, ...LOCAL_ONLY, SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) },
-    stdio: ["ignore", "pipe", "inherit"],
+  const backend = await runBackend({
+    ...LOCAL_ONLY,
+    SUPABASE_DATA_DIR: dataDir,
+    SUPABASE_API_PORT: String(port),
   });
-  let output = "";
-  await new Promise<void>((ready) =>
-    child.stdout!.on("data", (chunk: Buffer) => (output += chunk).includes("API:") && ready()),
-  );
-  child.stdout!.resume();
   try {
     return await work(port);
   } finally {
-    child.kill("SIGINT");
-    await new Promise((exited) => child.on("exit", exited));
+    await backend.stop();
   }
 }
 

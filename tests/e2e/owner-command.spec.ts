@@ -3,9 +3,8 @@
 // newest first, exports them with no cell a spreadsheet would run, and removes one on request.
 // Other tests sign up at the same time on the same backend, so this one looks for its own rows.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { spawn } from "node:child_process";
 import { content } from "../content.ts";
-import { npmScriptArgs } from "../npm-script.ts";
+import { runNpmScript } from "../npm-script.ts";
 import { openLanding, uniqueEmail } from "./support.ts";
 
 const copy = content.form;
@@ -19,14 +18,7 @@ async function signUp(page: Page, email: string, phone: string) {
 }
 
 /** The command with the tests' own settings (their backend's port, the local key). */
-function signUps(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...npmScriptArgs("sign-ups"), ...args], { stdio: "pipe" });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
-}
+const signUps = (...args: string[]) => runNpmScript("sign-ups", args);
 
 const people = (testInfo: TestInfo) => [
   { email: uniqueEmail(testInfo, "-first"), phone: "+44 20 7946 0000" },
