@@ -23,7 +23,7 @@ const form = (page: Page) => ({
 });
 
 /** Holds back a script, as a slow network would, until `release()`: the form island's by default. */
-async function slowFormIsland(page: Page, script = FORM_ISLAND): Promise<{ release: () => void }> {
+async function holdBackScript(page: Page, script = FORM_ISLAND): Promise<{ release: () => void }> {
   const held = Promise.withResolvers<void>();
   await page.route(script, async (route) => {
     await held.promise;
@@ -55,7 +55,7 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   const email = uniqueEmail(testInfo);
   const urls = urlsSeen(page);
   const inserts = countRestCalls(page);
-  const island = await slowFormIsland(page);
+  const island = await holdBackScript(page);
   await page.goto("/");
   const f = form(page);
   await expect(f.island).toHaveAttribute("ssr");
@@ -96,7 +96,7 @@ test("a sign-up submitted while React is still on its way is sent at once, and o
 }, testInfo) => {
   const email = uniqueEmail(testInfo);
   const inserts = countRestCalls(page);
-  const react = await slowFormIsland(page, REACT_RENDERER);
+  const react = await holdBackScript(page, REACT_RENDERER);
   await page.goto("/");
   const f = form(page);
   await f.email.fill(email);
@@ -151,7 +151,7 @@ test("turning to the form fetches supabase-js and React's modules beside the isl
 }) => {
   const supabaseJs = supabaseJsFetched(page);
   // The island held back: whatever arrives meanwhile was asked for by client:form itself.
-  const island = await slowFormIsland(page);
+  const island = await holdBackScript(page);
   await page.goto("/");
   await form(page).email.focus();
   await expect
@@ -169,7 +169,7 @@ test("turning to the form fetches supabase-js and React's modules beside the isl
 
 test("what is typed before the form hydrates is what is sent after it", async ({ page }, testInfo) => {
   const email = uniqueEmail(testInfo);
-  const island = await slowFormIsland(page);
+  const island = await holdBackScript(page);
   await page.goto("/");
   const f = form(page);
   await f.email.fill(email);
@@ -185,7 +185,7 @@ test("what is typed before the form hydrates is what is sent after it", async ({
 
 test("an address submitted before the form hydrates is checked like any other", async ({ page }) => {
   const inserts = countRestCalls(page);
-  const island = await slowFormIsland(page);
+  const island = await holdBackScript(page);
   await page.goto("/");
   const f = form(page);
   await f.email.fill("future.example.com");

@@ -1,6 +1,6 @@
 // Issue 14: the sign-up form is within reach on first view, without scrolling: on laptops' short
-// screens, as on larger ones, the whole form down to its note; on a phone at least the email field. Nothing of the
-// spec's landing page is dropped or reordered to get there.
+// screens, as on larger ones, the whole form down to its note; on a phone at least the email
+// field. Nothing of the spec's landing page is dropped or reordered to get there.
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { content } from "../content.ts";
 import { openLanding, screenshot } from "./support.ts";
