@@ -97,7 +97,11 @@ try {
   console.log("| --- | --- | --- | --- | --- |");
   for (const rows of SIZES) {
     const dataDir = await dataFolder(rows);
-    const running = await withBackend(dataDir, (port) => exportOnce({ SUPABASE_API_PORT: String(port) }));
+    // The command's settings name the folder the running backend holds, as the owner's `.env` does
+    // beside `npm start`: a backend holding another folder would be refused.
+    const running = await withBackend(dataDir, (port) =>
+      exportOnce({ SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) }),
+    );
     console.log(row(rows, "running (`npm start`)", running));
     const [port] = freePorts(1) as [number];
     const opened = await exportOnce({ SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) });
