@@ -99,7 +99,7 @@ export function siteUrl(env: Environment, { building = false } = {}): string {
 }
 
 /** The prefix of today's Supabase secret keys (`sb_secret_…`), which act as `service_role`. */
-export const SECRET_KEY_PREFIX = "sb_secret_";
+const SECRET_KEY_PREFIX = "sb_secret_";
 
 /**
  * Whether a key is one that bypasses row level security: a secret key, or a legacy JWT whose
