@@ -146,7 +146,7 @@ describe("the service_role key", () => {
 });
 
 describe("the helpers behind the sign-up rules", () => {
-  it.each(["sign_up_limits", "sign_up_counters", "client_key_secret"])(
+  it.each(["sign_up_limits", "sign_up_scopes", "sign_up_sources", "client_key_secret"])(
     "are out of the API's reach, even with the secret key: %s",
     async (table) => {
       const unknown = await rest(backend, { path: table, key: backend.secretKey });
