@@ -5,6 +5,15 @@ import type { PostgrestError, SupabaseClient } from "@supabase/supabase-js";
 
 const TABLE = "early_access";
 
+/** Every sign-up with its mark: a view for the secret key only. */
+const WITH_MARKS = "early_access_with_marks";
+
+/** The marks alone: how many there are. */
+const MARKS = "early_access_marks";
+
+/** Marked sign-ups grouped by source. */
+const SOURCES = "early_access_sources";
+
 /**
  * Rows asked for at once: Supabase's default "Max rows". A project set lower answers with
  * fewer, which the paging below takes in its stride.
@@ -16,6 +25,20 @@ export interface SignUpRow {
   phone: string | null;
   /** As PostgREST writes it: `2026-11-22T01:31:17.336+00:00`. */
   created_at: string;
+  /** For a sign-up past a normal pace: its source's short keyed id; null otherwise. */
+  source: string | null;
+  /** For a sign-up past a normal pace: which pace, and by how much; null otherwise. */
+  review: string | null;
+}
+
+/** The marked sign-ups of one source. */
+export interface SourceRow {
+  source: string;
+  sign_ups: number;
+  first_at: string;
+  last_at: string;
+  /** The addresses of its first few sign-ups. */
+  some_emails: string[];
 }
 
 /** A failure to tell the owner in one line; nothing was changed. */
@@ -39,6 +62,10 @@ export interface ReadOptions {
 export interface SignUps {
   /** How many signed up (since `since`). */
   count(since?: Date | null): Promise<number>;
+  /** How many sign-ups are marked for review. */
+  countMarked(): Promise<number>;
+  /** The sources of marked sign-ups, the latest first. */
+  sources(): Promise<SourceRow[]>;
   /** The rows, a page at a time, in a total order; `total` is known once the first page is in. */
   pages(options: ReadOptions): {
     total: () => number | null;
@@ -46,6 +73,8 @@ export interface SignUps {
   };
   /** Deletes the row of this (normalised) address; whether there was one. */
   remove(email: string): Promise<boolean>;
+  /** Deletes the marked sign-ups of this source; how many. */
+  removeSource(source: string): Promise<number>;
 }
 
 export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
@@ -65,6 +94,27 @@ export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
       return answer.count ?? 0;
     },
 
+    async countMarked() {
+      const answer = await client.from(MARKS).select("*", { count: "exact" }).limit(0);
+      check(answer);
+      return answer.count ?? 0;
+    },
+
+    async sources() {
+      const sources: SourceRow[] = [];
+      for (let offset = 0; ; offset += PAGE_SIZE) {
+        const answer = await client
+          .from(SOURCES)
+          .select("source, sign_ups, first_at, last_at, some_emails")
+          .order("last_at", { ascending: false })
+          .order("source")
+          .range(offset, offset + PAGE_SIZE - 1);
+        const page = check(answer) as SourceRow[];
+        sources.push(...page);
+        if (page.length < PAGE_SIZE) return sources;
+      }
+    },
+
     pages({ since = null, newestFirst, limit = Infinity }) {
       let total: number | null = null;
       async function* read() {
@@ -74,8 +124,8 @@ export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
           // Created_at then id, a total order: pages neither repeat nor skip a row. Sign-ups that
           // arrive meanwhile sort after the oldest-first export's pages, and past its first count.
           let query = client
-            .from(TABLE)
-            .select("email, phone, created_at", { count: offset === 0 ? "exact" : undefined })
+            .from(WITH_MARKS)
+            .select("email, phone, created_at, source, review", { count: offset === 0 ? "exact" : undefined })
             .order("created_at", { ascending: !newestFirst })
             .order("id", { ascending: !newestFirst });
           if (since) query = query.gte("created_at", since.toISOString());
@@ -93,6 +143,13 @@ export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
     async remove(email) {
       const answer = await client.from(TABLE).delete().eq("email", email).select("email");
       return (check(answer) as unknown[]).length > 0;
+    },
+
+    async removeSource(source) {
+      // Through the view, whose source is a subquery of the marks: the sign-ups go, and their
+      // marks with them.
+      const answer = await client.from(WITH_MARKS).delete().eq("source", source).select("email");
+      return (check(answer) as unknown[]).length;
     },
   };
 }

@@ -27,56 +27,93 @@ const program = new Command("sign-ups")
 
 program
   .command("count")
-  .description("How many signed up: in all, today and in the last 7 days.")
+  .description(
+    "How many signed up: in all, today and in the last 7 days; and how many are marked for review.",
+  )
   .action(() =>
     withSignUps(async (signUps) => {
       const now = new Date();
-      const [total, today, week] = await Promise.all([
+      const [total, today, week, marked] = await Promise.all([
         signUps.count(),
         signUps.count(startOfDay(now)),
         signUps.count(weekBefore(now)),
+        signUps.countMarked(),
       ]);
       process.stdout.write(
         `${total} ${total === 1 ? "sign-up" : "sign-ups"}\n` +
           `${today} today (since 00:00, ${localTimeZone()})\n` +
-          `${week} in the last 7 days\n`,
+          `${week} in the last 7 days\n` +
+          `${marked} marked for review\n`,
       );
     }),
   );
 
 program
   .command("list")
-  .description("The newest sign-ups first, as a table.")
+  .description("The newest sign-ups first, as a table; or, with --marked, the sources of marked sign-ups.")
   .option("-L, --limit <n>", `show at most n sign-ups (default ${DEFAULT_LIST_LIMIT})`, positiveInteger)
   .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
-  .action(({ limit = DEFAULT_LIST_LIMIT, since }: { limit?: number; since?: Date }) =>
-    withSignUps(async (signUps) => {
-      const pages = signUps.pages({ since, newestFirst: true, limit });
-      const rows: string[][] = [];
-      for await (const page of pages) {
-        for (const { email, phone, created_at } of page) {
-          rows.push([formatLocal(new Date(created_at)), email, phone ?? ""]);
+  .option("--marked", "the sign-ups marked for review, grouped by source")
+  .action(
+    ({ limit = DEFAULT_LIST_LIMIT, since, marked }: { limit?: number; since?: Date; marked?: boolean }) =>
+      withSignUps(async (signUps) => {
+        if (marked) {
+          await listSources(signUps);
+          return;
         }
-      }
-      const total = pages.total() ?? 0;
-      const scope = since ? ` since ${formatLocal(since)}` : "";
-      if (total === 0) {
-        process.stderr.write(`No sign-ups${scope}.\n`);
-        return;
-      }
-      process.stdout.write(`${formatTable([`SIGNED UP (${localTimeZone()})`, "EMAIL", "PHONE"], rows)}\n`);
-      process.stderr.write(
-        rows.length < total
-          ? `The newest ${rows.length} of ${total}${scope}: --limit shows more, export writes them all.\n`
-          : `${total} ${total === 1 ? "sign-up" : "sign-ups"}${scope}, newest first.\n`,
-      );
-    }),
+        const pages = signUps.pages({ since, newestFirst: true, limit });
+        const rows: string[][] = [];
+        for await (const page of pages) {
+          for (const { email, phone, created_at } of page) {
+            rows.push([formatLocal(new Date(created_at)), email, phone ?? ""]);
+          }
+        }
+        const total = pages.total() ?? 0;
+        const scope = since ? ` since ${formatLocal(since)}` : "";
+        if (total === 0) {
+          process.stderr.write(`No sign-ups${scope}.\n`);
+          return;
+        }
+        process.stdout.write(`${formatTable([`SIGNED UP (${localTimeZone()})`, "EMAIL", "PHONE"], rows)}\n`);
+        process.stderr.write(
+          rows.length < total
+            ? `The newest ${rows.length} of ${total}${scope}: --limit shows more, export writes them all.\n`
+            : `${total} ${total === 1 ? "sign-up" : "sign-ups"}${scope}, newest first.\n`,
+        );
+      }),
   );
+
+/** `list --marked`: one line per source, the latest first, with a few of its addresses. */
+async function listSources(signUps: SignUps): Promise<void> {
+  const sources = await signUps.sources();
+  if (sources.length === 0) {
+    process.stderr.write("No sign-ups are marked for review.\n");
+    return;
+  }
+  const rows = sources.map(({ source, sign_ups, first_at, last_at, some_emails }) => [
+    source,
+    String(sign_ups),
+    formatLocal(new Date(first_at)),
+    formatLocal(new Date(last_at)),
+    some_emails.join(", ") + (sign_ups > some_emails.length ? ", …" : ""),
+  ]);
+  const zone = localTimeZone();
+  process.stdout.write(
+    `${formatTable(["SOURCE", "MARKED", `FIRST (${zone})`, `LAST (${zone})`, "ADDRESSES"], rows)}\n`,
+  );
+  const marked = sources.reduce((sum, { sign_ups }) => sum + sign_ups, 0);
+  process.stderr.write(
+    `${marked} marked ${marked === 1 ? "sign-up" : "sign-ups"} from ${sources.length} ` +
+      `${sources.length === 1 ? "source" : "sources"}, latest first. ` +
+      "export shows each with its reason; remove --source <id> removes one source's.\n",
+  );
+}
 
 program
   .command("export")
   .description(
-    "Every sign-up as CSV (email, phone, created_at in UTC), oldest first, safe to open in a spreadsheet.",
+    "Every sign-up as CSV (email, phone, created_at in UTC, and source and review for a marked one), " +
+      "oldest first, safe to open in a spreadsheet.",
   )
   .option("-o, --output <file>", "write to this file instead of stdout (replaced only once complete)")
   .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
@@ -86,8 +123,8 @@ program
       const pages = signUps.pages({ since, newestFirst: false });
       async function* records(): AsyncGenerator<CsvRecord> {
         for await (const page of pages) {
-          for (const { email, phone, created_at } of page)
-            yield { email, phone, created_at: toUtcIso(created_at) };
+          for (const { email, phone, created_at, source, review } of page)
+            yield { email, phone, created_at: toUtcIso(created_at), source, review };
         }
       }
       const exported = () => `${pages.total() ?? 0} sign-ups`;
@@ -104,11 +141,26 @@ program
 program
   .command("remove")
   .description(
-    "Remove one address from the list, however it was typed (spaces, capitals), as a removal request asks.",
+    "Remove one address from the list, however it was typed (spaces, capitals), as a removal request " +
+      "asks; or, with --source, the marked sign-ups of one source.",
   )
-  .argument("<email>", "the address to remove")
-  .action((email: string) => {
-    const address = normalizeEmail(email);
+  .argument("[email]", "the address to remove")
+  .option("--source <id>", "remove this source's marked sign-ups (list --marked shows the ids)", sourceId)
+  .action((email: string | undefined, { source }: { source?: string }) => {
+    if ((email === undefined) === (source === undefined)) {
+      program.error("error: remove takes an address, or --source <id>, but not both.");
+    }
+    if (source !== undefined) {
+      return withSignUps(async (signUps) => {
+        const removed = await signUps.removeSource(source);
+        process.stderr.write(
+          removed > 0
+            ? `Removed ${removed} marked ${removed === 1 ? "sign-up" : "sign-ups"} of source ${source}.\n`
+            : `No marked sign-ups of source ${source}: nothing was removed.\n`,
+        );
+      });
+    }
+    const address = normalizeEmail(email!);
     return withSignUps(async (signUps) => {
       if (!isValidEmail(address)) throw new OwnerCommandError(`"${email}" is not an email address.`);
       const removed = await signUps.remove(address);
@@ -159,6 +211,13 @@ function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || number < 1)
     throw new InvalidArgumentError("It takes a whole number above 0, such as 100.");
   return number;
+}
+
+/** A source's short keyed id, as list --marked and export show it: 12 hexadecimal digits. */
+function sourceId(value: string): string {
+  if (!/^[0-9a-f]{12}$/.test(value))
+    throw new InvalidArgumentError("It takes a source's id as list --marked shows it, such as 3f9c2a71b0d4.");
+  return value;
 }
 
 function since(value: string): Date {

@@ -2,7 +2,8 @@
 // row, and safe to open in a spreadsheet (OWASP's CSV injection guidance).
 import { stringify, type Stringifier } from "csv-stringify";
 
-export const CSV_COLUMNS = ["email", "phone", "created_at"] as const;
+/** `source` and `review` are empty but for a sign-up marked past a normal pace. */
+export const CSV_COLUMNS = ["email", "phone", "created_at", "source", "review"] as const;
 
 export type CsvRecord = Record<(typeof CSV_COLUMNS)[number], string | null>;
 
@@ -20,7 +21,7 @@ export function neutralizeCell(value: string): string {
 
 /**
  * Every field in quotes, so that no spreadsheet splits a phone such as `1;2` on its own list
- * separator either; an absent phone is an empty field. `bom` helps Excel see UTF-8.
+ * separator either; an absent phone, source or review is an empty field. `bom` helps Excel see UTF-8.
  */
 export function csvWriter({ bom = false } = {}): Stringifier {
   return stringify({

@@ -31,6 +31,26 @@ describe("the Security Advisor's lints", () => {
     expect(found).toEqual([]);
   });
 
+  it("0008 rls_enabled_no_policy: every table with row level security has a policy", async () => {
+    const found = await rows(`
+      select n.nspname || '.' || c.relname as table
+        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       where c.relkind = 'r' and ${OWN_SCHEMAS} and c.relrowsecurity
+         and not exists (select from pg_catalog.pg_policy p where p.polrelid = c.oid)`);
+    expect(found).toEqual([]);
+  });
+
+  it("0010 security_definer_view: every view in the exposed schema runs with its reader's rights", async () => {
+    const found = await rows(
+      `
+      select c.relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       where c.relkind = 'v' and n.nspname = $1
+         and not coalesce(c.reloptions @> array['security_invoker=true'], false)`,
+      [EXPOSED_SCHEMA],
+    );
+    expect(found).toEqual([]);
+  });
+
   it("0024 rls_policy_always_true: no write policy for anon or authenticated is always true", async () => {
     // The lint's test, normalised as it normalises: USING for UPDATE/DELETE/ALL, WITH CHECK for
     // writes, an absent INSERT check counting as true.

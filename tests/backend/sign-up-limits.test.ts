@@ -46,7 +46,10 @@ async function withLimit(kind: string, name: string, change: string, work: () =>
     "select row_to_json(l)::text as saved from private.sign_up_limits l where kind = $1 and name = $2",
     [kind, name],
   );
-  await owner.query(`update private.sign_up_limits set ${change} where kind = $1 and name = $2`, [kind, name]);
+  await owner.query(`update private.sign_up_limits set ${change} where kind = $1 and name = $2`, [
+    kind,
+    name,
+  ]);
   try {
     await work();
   } finally {
@@ -75,7 +78,9 @@ async function signUps(count: number, { atOnce = 25, from = "", label = "crowd" 
     statuses.push(
       ...(await Promise.all(
         batch.map(async (email) =>
-          from ? (await restFrom(from, backend, signUp(email))).status : (await rest(backend, signUp(email))).status,
+          from
+            ? (await restFrom(from, backend, signUp(email))).status
+            : (await rest(backend, signUp(email))).status,
         ),
       )),
     );
@@ -154,7 +159,9 @@ describe("a crowd behind one address", () => {
     expect(marked).toHaveLength(150);
     expect(marked.filter(({ source }) => source === null)).toHaveLength(PACE);
     const past = marked.filter(({ source }) => source !== null);
-    expect(new Set(past.map(({ source }) => source))).toEqual(new Set([await sourceIdOf("address:127.0.0.1")]));
+    expect(new Set(past.map(({ source }) => source))).toEqual(
+      new Set([await sourceIdOf("address:127.0.0.1")]),
+    );
     // Each counted in turn, concurrent or not: the 11th to the 150th of the minute, and from the
     // 101st on past the day's pace too.
     expect(past.map(({ review }) => review).sort()).toEqual(
@@ -187,7 +194,9 @@ describe("a crowd behind one address", () => {
     try {
       const emails = await Promise.all(
         Array.from({ length: 300 }, (_, index) =>
-          signUpWithHeaders(database, { "cf-connecting-ip": `2001:db8:7:ff00:${(index + 1).toString(16)}::1` }),
+          signUpWithHeaders(database, {
+            "cf-connecting-ip": `2001:db8:7:ff00:${(index + 1).toString(16)}::1`,
+          }),
         ),
       );
       const { rows } = await venueOwner.query<{ stored: number; unmarked: number; sources: number }>(
@@ -205,7 +214,9 @@ describe("a crowd behind one address", () => {
 });
 
 describe("a crowd behind many addresses of one network", () => {
-  it("carrier NAT: 250 people from 250 addresses of one /24 within an hour are all stored", async ({ skip }) => {
+  it("carrier NAT: 250 people from 250 addresses of one /24 within an hour are all stored", async ({
+    skip,
+  }) => {
     await skipUnlessLoopbackRange(skip);
     const addresses = Array.from({ length: 250 }, (_, index) => `127.0.0.${index + 2}`);
     const emails = addresses.map((address) => uniqueEmail(`nat-${address}`));
@@ -215,7 +226,10 @@ describe("a crowd behind many addresses of one network", () => {
         ...(await Promise.all(
           addresses
             .slice(start, start + 25)
-            .map(async (address, index) => (await restFrom(address, backend, signUp(emails[start + index]))).status),
+            .map(
+              async (address, index) =>
+                (await restFrom(address, backend, signUp(emails[start + index]))).status,
+            ),
         )),
       );
     }
@@ -227,7 +241,10 @@ describe("a crowd behind many addresses of one network", () => {
     expect(past).toHaveLength(50);
     expect(new Set(past.map(({ source }) => source)).size).toBe(50);
     expect(past.map(({ review }) => review).sort()).toEqual(
-      Array.from({ length: 50 }, (_, index) => `${index + 201} sign-ups per network per hour (pace: 200)`).sort(),
+      Array.from(
+        { length: 50 },
+        (_, index) => `${index + 201} sign-ups per network per hour (pace: 200)`,
+      ).sort(),
     );
   });
 });
@@ -285,24 +302,31 @@ describe("a flood from one address", () => {
     // At most 3 in any 4 seconds. Calendar windows of 4 s turn on every multiple of 4 s since
     // 2000: 3 sign-ups just before such an instant and 3 just after would all pass them. These
     // start 0.7 s before one.
-    await withLimit("ceiling", "per address per hour", "max_sign_ups = 3, window_length = '4 seconds'", async () => {
-      await sleep(4_000 - (Date.now() % 4_000) - 700);
-      const first = Date.now();
-      for (let index = 0; index < 3; index++) expect((await rest(backend, signUp())).status).toBe(201);
-      await sleep(first + 1_200 - Date.now());
-      const after = [];
-      for (let index = 0; index < 3; index++) after.push((await rest(backend, signUp())).status);
-      expect(after, "sign-ups just past the turn of a calendar window").toEqual([429, 429, 429]);
+    await withLimit(
+      "ceiling",
+      "per address per hour",
+      "max_sign_ups = 3, window_length = '4 seconds'",
+      async () => {
+        await sleep(4_000 - (Date.now() % 4_000) - 700);
+        const first = Date.now();
+        for (let index = 0; index < 3; index++) expect((await rest(backend, signUp())).status).toBe(201);
+        await sleep(first + 1_200 - Date.now());
+        const after = [];
+        for (let index = 0; index < 3; index++) after.push((await rest(backend, signUp())).status);
+        expect(after, "sign-ups just past the turn of a calendar window").toEqual([429, 429, 429]);
 
-      // Once those three have left the window (the refused ones were never counted), three fit.
-      await sleep(first + 4_300 - Date.now());
-      const later = [];
-      for (let index = 0; index < 4; index++) later.push((await rest(backend, signUp())).status);
-      expect(later).toEqual([201, 201, 201, 429]);
-    });
+        // Once those three have left the window (the refused ones were never counted), three fit.
+        await sleep(first + 4_300 - Date.now());
+        const later = [];
+        for (let index = 0; index < 4; index++) later.push((await rest(backend, signUp())).status);
+        expect(later).toEqual([201, 201, 201, 429]);
+      },
+    );
   });
 
-  it("keeps its network's neighbours out past the network's ceiling, for an hour at most", async ({ skip }) => {
+  it("keeps its network's neighbours out past the network's ceiling, for an hour at most", async ({
+    skip,
+  }) => {
     await skipUnlessLoopbackRange(skip);
     // A ceiling of 3 stands in for the network's 2,000.
     await withLimit("ceiling", "per network per hour", "max_sign_ups = 3", async () => {
@@ -412,8 +436,11 @@ describe("the sources' logs", () => {
       select sha256(n::text::bytea), array[now() - interval '2 days'], now() - interval '1 day'
         from generate_series(1, 5000) n`);
     const left = async () =>
-      (await owner.query<{ n: number }>("select count(*)::integer as n from private.sign_up_sources where expires_at < now()"))
-        .rows[0]!.n;
+      (
+        await owner.query<{ n: number }>(
+          "select count(*)::integer as n from private.sign_up_sources where expires_at < now()",
+        )
+      ).rows[0]!.n;
 
     for (let index = 0; index < 20; index++) {
       const before = await left();
@@ -456,4 +483,3 @@ describe("the sources' logs", () => {
     expect(scans).toBe(0);
   });
 });
-

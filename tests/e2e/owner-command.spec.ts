@@ -44,10 +44,10 @@ test("three sign-ups on the page are listed newest first, exported safely, and o
   const exported = await signUps("export");
   expect(exported.status, exported.stderr).toBe(0);
   const line = (email: string) => exported.stdout.split("\r\n").find((row) => row.includes(email));
-  expect(line(first!.email)).toMatch(new RegExp(`^"${first!.email}","'\\+44 20 7946 0000","[^"]+Z"$`));
-  expect(line(second!.email)).toMatch(new RegExp(`^"${second!.email}",,"[^"]+Z"$`));
+  expect(line(first!.email)).toMatch(new RegExp(`^"${first!.email}","'\\+44 20 7946 0000","[^"]+Z",,$`));
+  expect(line(second!.email)).toMatch(new RegExp(`^"${second!.email}",,"[^"]+Z",,$`));
   expect(line(third!.email)).toMatch(
-    new RegExp(`^"${third!.email}","'=HYPERLINK\\(""http://x\\.io"",""y""\\)","[^"]+Z"$`),
+    new RegExp(`^"${third!.email}","'=HYPERLINK\\(""http://x\\.io"",""y""\\)","[^"]+Z",,$`),
   );
 
   const removed = await signUps("remove", ` ${second!.email.toUpperCase()} `);

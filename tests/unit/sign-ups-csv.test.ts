@@ -34,33 +34,43 @@ describe("csvWriter", () => {
   const write = (records: CsvRecord[], options?: { bom?: boolean }) =>
     text(Readable.from(records).pipe(csvWriter(options)));
 
-  it("writes a header, every field quoted, quotes doubled, CRLF, an absent phone empty", async () => {
+  const unmarked = { source: null, review: null };
+
+  it("writes a header, every field quoted, quotes doubled, CRLF, an absent phone, source and review empty", async () => {
     const csv = await write([
-      { email: "ada@example.com", phone: 'ext. "12", 1;2', created_at: "2026-11-22T01:31:17.336Z" },
-      { email: "bob@example.com", phone: null, created_at: "2026-11-22T01:31:18Z" },
+      {
+        email: "ada@example.com",
+        phone: 'ext. "12", 1;2',
+        created_at: "2026-11-22T01:31:17.336Z",
+        ...unmarked,
+      },
+      { email: "bob@example.com", phone: null, created_at: "2026-11-22T01:31:18Z", ...unmarked },
       {
         email: "-cy@example.com",
         phone: '=HYPERLINK("http://x.io","y")',
         created_at: "2026-11-22T01:31:19Z",
+        source: "3f9c2a71b0d4",
+        review: "11 sign-ups per address per minute (pace: 10)",
       },
     ]);
     expect(csv).toBe(
-      '"email","phone","created_at"\r\n' +
-        '"ada@example.com","ext. ""12"", 1;2","2026-11-22T01:31:17.336Z"\r\n' +
-        '"bob@example.com",,"2026-11-22T01:31:18Z"\r\n' +
-        `"'-cy@example.com","'=HYPERLINK(""http://x.io"",""y"")","2026-11-22T01:31:19Z"\r\n`,
+      '"email","phone","created_at","source","review"\r\n' +
+        '"ada@example.com","ext. ""12"", 1;2","2026-11-22T01:31:17.336Z",,\r\n' +
+        '"bob@example.com",,"2026-11-22T01:31:18Z",,\r\n' +
+        `"'-cy@example.com","'=HYPERLINK(""http://x.io"",""y"")","2026-11-22T01:31:19Z",` +
+        `"3f9c2a71b0d4","11 sign-ups per address per minute (pace: 10)"\r\n`,
     );
   });
 
   it("writes the header alone when there is nobody", async () => {
-    expect(await write([])).toBe('"email","phone","created_at"\r\n');
+    expect(await write([])).toBe('"email","phone","created_at","source","review"\r\n');
   });
 
   it("starts with a byte-order mark when asked, for Excel", async () => {
     // Read as bytes: a text decoder would drop the mark.
     const bytes = await buffer(Readable.from([]).pipe(csvWriter({ bom: true })));
     expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
-    expect(bytes.subarray(3).toString()).toBe('"email","phone","created_at"\r\n');
+    expect(bytes.subarray(3).toString()).toBe('"email","phone","created_at","source","review"\r\n');
   });
 });
 
