@@ -73,6 +73,10 @@ create unlogged table private.sign_up_sources (
 comment on table private.sign_up_sources is
   'The latest sign-ups per source, keyed by a keyed hash of the client: never its address.';
 
+-- A policy name PostgreSQL cut at 63 characters ("…admitted fo"), said in full within them.
+alter policy "Visitors can add only the sign-up their request was admitted fo" on public.early_access
+  rename to "Visitors add only the sign-up their request was admitted for";
+
 -- 3. Marks ----------------------------------------------------------------------------------
 
 create table public.early_access_marks (

@@ -1,0 +1,248 @@
+-- How fast sign-ups may come. No real person is refused because others share their address
+-- (offices, campuses, conference Wi-Fi, carrier NAT): past a source's normal pace a sign-up is
+-- stored and marked for the owner's review (marks.sql); only a flood far beyond any crowd is
+-- refused, with 429. Supabase does not rate-limit its REST API, so the database does.
+
+-- The key of the sources' hashes: random, made once per database, never leaves it.
+create table private.client_key_secret (
+  only_row boolean primary key default true check (only_row),
+  secret bytea not null
+);
+insert into private.client_key_secret (secret)
+select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
+
+-- What "one client" is, per scope: an address (an IPv4 address, or an IPv6 /56, what an ISP
+-- hands one customer), or its network (an IPv4 /24, an IPv6 /48).
+create table private.sign_up_scopes (
+  name text primary key check (name in ('address', 'network')),
+  ipv4_prefix integer not null check (ipv4_prefix between 0 and 32),
+  ipv6_prefix integer not null check (ipv6_prefix between 0 and 128)
+);
+comment on table private.sign_up_scopes is 'What one client is, per scope of the sign-up limits.';
+insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix) values
+  ('address', 32, 56),
+  ('network', 24, 48);
+
+-- Each limit holds over ANY window of its length, not calendar windows: never more than N
+-- sign-ups in any W, whenever they start.
+create table private.sign_up_limits (
+  name text not null,
+  window_length interval not null check (window_length > interval '0'),
+  max_sign_ups integer not null check (max_sign_ups > 0),
+  per text not null references private.sign_up_scopes (name),
+  kind text not null check (kind in ('pace', 'ceiling')),
+  primary key (kind, name)
+);
+comment on table private.sign_up_limits is
+  'Sign-ups per client and window. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
+
+-- Paces, as a crowd of people rarely passes them and a script does at once.
+insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
+  ('pace', 'per address per minute', 'address', interval '1 minute', 10),
+  ('pace', 'per address per day', 'address', interval '1 day', 100),
+  ('pace', 'per network per hour', 'network', interval '1 hour', 200);
+
+-- Ceilings, far above any crowd:
+--   - per address per hour, 1,000: a keynote's whole audience scanning the same QR code behind
+--     one address; a script from one address stores at most this, and all past the pace marked;
+--   - per address per day, 3,000: three such crowds at one venue in a day;
+--   - per network per hour, 2,000, and per day, 10,000: a campus or a carrier's NAT pool is
+--     many addresses of one network; 250 people from 250 addresses of one /24 within an hour
+--     are all stored, while a script rotating through a /24's 256 addresses (each under its own
+--     ceiling) still stops at these.
+insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
+  ('ceiling', 'per address per hour', 'address', interval '1 hour', 1000),
+  ('ceiling', 'per address per day', 'address', interval '1 day', 3000),
+  ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
+  ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
+
+-- One log per source (a client in one scope, as a keyed hash, never its address): the instants
+-- of its latest sign-ups, newest first, as many as its largest limit needs and no older than its
+-- longest window. Every pace and ceiling of the scope is read off the same log: of any window's
+-- sign-ups, exactly the first N are within a limit of N.
+-- Unlogged: the log is no record, only a pace; a crash empties it (forgetting at most a day of
+-- pace), and sign-ups write no WAL for it. No index but its key: every index is written on
+-- every sign-up.
+create unlogged table private.sign_up_sources (
+  source_key bytea primary key,
+  recent timestamptz[] not null,
+  -- When its newest sign-up leaves the scope's longest window, and the row can go.
+  expires_at timestamptz not null
+);
+comment on table private.sign_up_sources is
+  'The latest sign-ups per source, keyed by a keyed hash of the client: never its address.';
+
+create function private.admit_sign_up()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
+  -- right-most x-forwarded-for entry, the one the last proxy added (the left-most is whatever
+  -- the client wrote).
+  headers json := nullif(current_setting('request.headers', true), '')::json;
+  forwarded text[] := string_to_array(headers ->> 'x-forwarded-for', ',');
+  address text := coalesce(
+    nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
+    nullif(btrim(forwarded[cardinality(forwarded)]), '')
+  );
+  ip inet;
+  secret bytea;
+  scopes private.sign_up_scopes[];
+  limits private.sign_up_limits[];
+  address_span interval;
+  network_span interval;
+  address_key bytea;
+  network_key bytea;
+  address_log timestamptz[];
+  network_log timestamptz[];
+  added_a_source boolean;
+  sign_up_limit private.sign_up_limits;
+  latest timestamptz[];
+  reasons text[] := '{}';
+begin
+  -- The role the request runs as; inside this function current_user is its owner.
+  if current_setting('role') not in ('anon', 'authenticated') then
+    return new;
+  end if;
+
+  if current_setting('early_access.admitted_sign_up', true) <> '' then
+    raise exception 'Only one sign-up per request'
+      using hint = 'Send one row at a time.';
+  end if;
+
+  if address is null then
+    raise sqlstate 'PGRST' using
+      message = json_build_object(
+        'code', 'PT400',
+        'message', 'The client''s address is unknown',
+        'details', 'Sign-ups are counted per address; a request must come through the API gateway.',
+        'hint', null
+      )::text,
+      detail = json_build_object('status', 400, 'headers', json_build_object())::text;
+  end if;
+
+  -- Something that is no address (a proxy's mistake; an edge always sends one) counts as itself.
+  if address ~ '^[0-9a-fA-F:.]+$' then
+    ip := address::inet;
+    if ip << inet '::ffff:0.0.0.0/96' then
+      -- An IPv4 client seen through an IPv6 socket.
+      ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0');
+    end if;
+  end if;
+
+  select array_agg(l order by l.kind, l.per, l.window_length),
+         max(l.window_length) filter (where l.per = 'address'),
+         max(l.window_length) filter (where l.per = 'network'),
+         (select k.secret from private.client_key_secret k),
+         (select array_agg(s order by s.name) from private.sign_up_scopes s)
+    into limits, address_span, network_span, secret, scopes
+    from private.sign_up_limits l;
+  if limits is null then
+    -- No limits at all: nothing to count.
+    perform set_config('early_access.admitted_sign_up', new.id::text, true);
+    return new;
+  end if;
+
+  -- Each source is a keyed hash of the scope's name and the client in it (`network:192.0.2.0`),
+  -- so that no two scopes share one. scopes[1] is the address, scopes[2] the network.
+  address_key := pg_catalog.sha256(secret || convert_to(scopes[1].name || ':' || coalesce(
+    host(network(set_masklen(ip, case family(ip) when 4 then scopes[1].ipv4_prefix else scopes[1].ipv6_prefix end))),
+    address), 'UTF8'));
+  network_key := pg_catalog.sha256(secret || convert_to(scopes[2].name || ':' || coalesce(
+    host(network(set_masklen(ip, case family(ip) when 4 then scopes[2].ipv4_prefix else scopes[2].ipv6_prefix end))),
+    address), 'UTF8'));
+
+  -- Atomic: concurrent requests of one source queue on its row, each seeing the log the previous
+  -- one committed; a request that fails later rolls its entry back, so only stored sign-ups
+  -- count. Every request locks its address before its network. A log keeps what the largest
+  -- limit needs within its scope's longest window (a new row's expires_at is now + that span),
+  -- sorted with this sign-up among them: a transaction that started earlier may commit later.
+  with logged as (
+    insert into private.sign_up_sources as src (source_key, recent, expires_at)
+    values (address_key, array[now()], now() + coalesce(address_span, interval '0')),
+           (network_key, array[now()], now() + coalesce(network_span, interval '0'))
+    on conflict on constraint sign_up_sources_pkey do update set
+      recent = array(
+        select instant from pg_catalog.unnest(src.recent || now()) as instant
+         where instant > now() - (excluded.expires_at - now())
+         order by instant desc
+         limit (select max(max_sign_ups) + 1 from private.sign_up_limits)
+      ),
+      expires_at = greatest(src.expires_at, excluded.expires_at)
+    returning src.source_key, src.recent, src.xmax = 0 as added
+  )
+  select max(recent) filter (where source_key = address_key),
+         max(recent) filter (where source_key = network_key),
+         bool_or(added)
+    into address_log, network_log, added_a_source
+    from logged;
+
+  -- A limit of N is passed when the log's (N + 1)th newest sign-up, this one counted, is still
+  -- within the window: of any window's sign-ups, exactly the first N are within it. Ceilings
+  -- come first (kind order), and refuse.
+  foreach sign_up_limit in array limits loop
+    latest := case sign_up_limit.per when 'address' then address_log else network_log end;
+    continue when latest[sign_up_limit.max_sign_ups + 1] is null
+               or latest[sign_up_limit.max_sign_ups + 1] <= now() - sign_up_limit.window_length;
+    if sign_up_limit.kind = 'ceiling' then
+      -- PostgREST's convention for choosing the HTTP answer: 429, with Retry-After the wait
+      -- until the oldest sign-up that keeps this one out has left the window.
+      raise sqlstate 'PGRST' using
+        message = json_build_object(
+          'code', 'PT429',
+          'message', 'Too many sign-ups from this address',
+          'details', format('At most %s sign-ups %s.', sign_up_limit.max_sign_ups, sign_up_limit.name),
+          'hint', 'Try again later.'
+        )::text,
+        detail = json_build_object(
+          'status', 429,
+          'headers', json_build_object('Retry-After', greatest(1, ceil(extract(epoch from
+            latest[sign_up_limit.max_sign_ups + 1] + sign_up_limit.window_length - now())))::integer::text)
+        )::text;
+    end if;
+    reasons := reasons || format('%s sign-ups %s (pace: %s)',
+      (select count(*) from pg_catalog.unnest(latest) as instant
+        where instant > now() - sign_up_limit.window_length),
+      sign_up_limit.name, sign_up_limit.max_sign_ups);
+  end loop;
+
+  if cardinality(reasons) > 0 then
+    -- The source's short keyed id: the first bytes of the address's keyed hash.
+    insert into public.early_access_marks (sign_up_id, source, reason)
+    values (new.id, encode(substring(address_key from 1 for 6), 'hex'), array_to_string(reasons, '; '));
+  end if;
+
+  -- A sign-up that added a source prunes the few rows that follow its address in key order,
+  -- those whose window has passed. Keys are hashes, so these are rows picked at random: each
+  -- sign-up adds at most two and looks at four, so a backlog drains, a sign-up never pays for
+  -- more than four, and no statistics can turn it into a scan of the table.
+  if added_a_source then
+    delete from private.sign_up_sources
+     where source_key in (
+       select source_key from private.sign_up_sources
+        where source_key > address_key
+        order by source_key
+        limit 4
+        for update skip locked
+     )
+       and expires_at < now();
+  end if;
+
+  perform set_config('early_access.admitted_sign_up', new.id::text, true);
+  return new;
+end;
+$$;
+
+create trigger admit_sign_up
+  before insert on public.early_access
+  for each row execute function private.admit_sign_up();
+
+-- Nobody but the owner reaches the helpers: not the API roles, and not PUBLIC, which may
+-- execute every new function by default.
+revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
+  private.sign_up_sources from public, anon, authenticated, service_role;
+revoke all on function private.normalize_early_access(), private.admit_sign_up()
+  from public, anon, authenticated, service_role;

@@ -1,0 +1,52 @@
+-- Sign-ups past a normal pace, marked for the owner's review (sign_up_limits.sql marks them), in a
+-- table of their own: the public key cannot read a mark or a source, not even on the read-back
+-- of its own row, whose `select=*` is the sign-up's own columns only. Unmarked sign-ups record
+-- nothing about their source.
+
+create table public.early_access_marks (
+  sign_up_id uuid primary key
+    -- Checked at commit: the mark is written before the sign-up's own row, in the same request.
+    references public.early_access (id) on delete cascade deferrable initially deferred,
+  -- The address's keyed hash, shortened: one id per address, and no address.
+  source text not null,
+  -- Which pace it passed, and by how much, in words.
+  reason text not null
+);
+comment on table public.early_access_marks is
+  'Sign-ups past a normal pace, for the owner to review: their source (a keyed id, never an address) and why.';
+
+alter table public.early_access_marks enable row level security;
+-- No API role but the secret key's is granted anything here; should a grant ever slip in (older
+-- projects grant every new table to anon by default), visitors still see no mark.
+create policy "Visitors never see marks"
+  on public.early_access_marks as restrictive for all
+  to anon, authenticated
+  using (false) with check (false);
+
+-- Every sign-up with its mark, if any. Security invoker: read with the reader's own rights. Its
+-- mark columns are subqueries, so the view stays updatable: the owner removes a source's marked
+-- sign-ups through it (`delete … where source = …`).
+create view public.early_access_with_marks with (security_invoker = true) as
+select e.id, e.email, e.phone, e.created_at,
+       (select m.source from public.early_access_marks m where m.sign_up_id = e.id) as source,
+       (select m.reason from public.early_access_marks m where m.sign_up_id = e.id) as review
+  from public.early_access e;
+
+-- Marked sign-ups by source: enough to tell a crowd of people from a script's junk at a glance.
+create view public.early_access_sources with (security_invoker = true) as
+select m.source,
+       count(*)::integer as sign_ups,
+       min(e.created_at) as first_at,
+       max(e.created_at) as last_at,
+       (array_agg(e.email order by e.created_at, e.id))[1:3] as some_emails
+  from public.early_access_marks m
+  join public.early_access e on e.id = m.sign_up_id
+ group by m.source;
+
+-- The owner's command reads and removes marks with the secret key (service_role); the public
+-- roles get nothing.
+revoke all on table public.early_access_marks, public.early_access_with_marks, public.early_access_sources
+  from anon, authenticated, service_role;
+grant select, delete on table public.early_access_marks to service_role;
+grant select, delete on table public.early_access_with_marks to service_role;
+grant select on table public.early_access_sources to service_role;
