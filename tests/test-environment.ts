@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCAL_PUBLISHABLE_KEY } from "../server/backend/keys.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../src/local-supabase.ts";
 
 export interface TestEnvironment {
   /** Where the site is served: http://127.0.0.1:<free port>. */
@@ -62,7 +62,7 @@ function settings(folder: string, sitePort: number, apiPort: number): Record<str
     SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
     // The owner's command then uses the local stack's key, whatever `.env` holds for a project.
     SUPABASE_SECRET_KEY: "",
-    // Empty counts as unset (server/environment.ts), and overrides whatever `.env` says.
+    // Empty counts as unset (src/environment.ts), and overrides whatever `.env` says.
     SUPABASE_DB_URL: "",
   };
 }

@@ -2,7 +2,7 @@
 // concurrently over a pool of connections; on PGlite they take turns. Either way no write is
 // lost, and one address wins exactly once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "../../server/backend/index.ts";
+import type { Backend } from "../../server/local-supabase/index.ts";
 import { clientFor, DUPLICATE_MESSAGE, startTestBackend, uniqueEmail } from "./helpers.ts";
 
 let backend: Backend;

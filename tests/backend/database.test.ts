@@ -1,13 +1,13 @@
 // The database behind the endpoint: Supabase's roles, and each request run as PostgREST runs it
 // (its own transaction, the role's own settings, the request's details as settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../../server/backend/database/database.ts";
+import type { Database } from "../../server/local-supabase/database/database.ts";
 import {
   createRequestRunner,
   type RequestContext,
   type RequestRunner,
-} from "../../server/backend/request-transaction.ts";
-import { loadSchemaCache } from "../../server/backend/schema-cache.ts";
+} from "../../server/local-supabase/postgrest/query/transaction.ts";
+import { loadSchemaCache } from "../../server/local-supabase/postgrest/schema-cache.ts";
 import { openTestDatabase } from "./helpers.ts";
 
 // `db` is what the endpoint runs on; on the real server, one connection, so that a request

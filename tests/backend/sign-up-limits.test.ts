@@ -4,7 +4,7 @@
 // than the address, pruned once a window has passed. Every request here comes from 127.0.0.1
 // unless sent from another loopback address.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Database } from "../../server/backend/database/database.ts";
+import type { Database } from "../../server/local-supabase/database/database.ts";
 import {
   canSendFrom,
   rest,

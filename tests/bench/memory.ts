@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCAL_SECRET_KEY } from "../../server/backend/keys.ts";
+import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
 import { npmScriptArgs } from "../npm-script.ts";
 
 const SAMPLE_AT_SECONDS = [5, 10, 30, 60];
@@ -32,7 +32,7 @@ function tree(pid: number): Array<{ pid: number; rss: number }> {
     .split("\n")
     .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
   const found = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [child, parent] of all) {
       if (found.has(parent) && !found.has(child)) grew = found.add(child).size > 0;

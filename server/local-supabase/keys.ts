@@ -1,11 +1,10 @@
 // The Supabase CLI's standard local-development keys (`supabase status` prints the same ones,
 // supabase/cli pkg/config/apikeys.go), so a site configured for `supabase start` works unchanged
-// against the embedded backend. They are public knowledge: never use them for a deployed project.
+// against the local backend. They are public knowledge: never use them for a deployed project.
+// The publishable key, which the site's build uses too, is the site's own (src/local-supabase.ts).
+import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 
 export const LOCAL_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long";
-
-/** Today's opaque public key; acts as `anon`. */
-export const LOCAL_PUBLISHABLE_KEY = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH";
 
 /** Today's opaque server key; acts as `service_role`. */
 export const LOCAL_SECRET_KEY = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz";

@@ -1,7 +1,7 @@
-// What PostgREST reads from the catalog once at start: the exposed tables with their columns,
-// each role's own settings (ALTER ROLE ... SET), applied to every request of that role, and the
-// roles a request may run as.
-import type { Queryable } from "./database/database.ts";
+// What PostgREST reads from the catalog once at start: the exposed tables and views with their
+// columns, and each role's own settings (ALTER ROLE ... SET), applied to every request of that
+// role.
+import type { Queryable } from "../database/database.ts";
 
 export const EXPOSED_SCHEMA = "public";
 
@@ -17,12 +17,7 @@ export type RoleSettings = Map<string, Array<[name: string, value: string]>>;
 export interface SchemaCache {
   tables: Map<string, Column[]>;
   roleSettings: RoleSettings;
-  /** The roles PostgREST's login role, `authenticator`, may switch to: itself and its members'. */
-  assumableRoles: Set<string>;
 }
-
-/** The role PostgREST logs in as on Supabase. */
-export const LOGIN_ROLE = "authenticator";
 
 export async function loadSchemaCache(db: Queryable): Promise<SchemaCache> {
   const columns = await db.query<{ table: string; name: string; type: string }>(
@@ -58,13 +53,5 @@ export async function loadSchemaCache(db: Queryable): Promise<SchemaCache> {
       roleSettings.get(role)!.push([entry.slice(0, equals), entry.slice(equals + 1)]);
     }
   }
-  // PostgREST switches roles with SET ROLE, which Postgres allows only to roles the login role is
-  // a member of. PGlite runs as a superuser, who may become anyone: the endpoint checks this
-  // itself (request-transaction.ts), against the same list on both engines.
-  const assumable = await db.query<{ role: string }>(
-    `select rolname as role from pg_catalog.pg_roles
-      where pg_catalog.pg_has_role($1, oid, 'MEMBER')`,
-    [LOGIN_ROLE],
-  );
-  return { tables, roleSettings, assumableRoles: new Set(assumable.rows.map(({ role }) => role)) };
+  return { tables, roleSettings };
 }

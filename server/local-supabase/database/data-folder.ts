@@ -1,9 +1,10 @@
-// One owner per data folder. PGlite assumes it is alone with its files: a second process on the
-// same folder (`npm start` here, `npm run dev` there) silently corrupts it. So before PGlite
-// opens a folder, the process takes its lock file, and a second process is refused without
-// having touched anything. The lock names its holder; one left behind by a process that was
-// killed (its PID no longer running) is taken over. It is taken on the folder's canonical path,
-// the one PGlite opens, however the folder was spelled.
+// One owner per data folder. A backend on a folder runs the PostgreSQL server of the cluster in
+// it; a second backend on the same folder (`npm start` here, `npm run dev` there) must neither
+// start a second server on it nor stop the first one's. So before anything else, the process
+// takes the folder's lock file, and a second process is refused without having touched
+// anything. The lock names its holder; one left behind by a process that was killed (its PID no
+// longer running) is taken over. It is taken on the folder's canonical path, however the folder
+// was spelled.
 import {
   existsSync,
   linkSync,
@@ -17,7 +18,7 @@ import {
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 
-const LOCK_FILE = "embedded-backend.lock";
+export const LOCK_FILE = "local-supabase.lock";
 
 export interface Holder {
   pid: number;
@@ -26,7 +27,7 @@ export interface Holder {
   since: string;
 }
 
-export class DataDirLockedError extends Error {
+export class DataFolderLockedError extends Error {
   readonly holder: Holder;
 
   constructor(dataDir: string, holder: Holder) {
@@ -38,23 +39,21 @@ export class DataDirLockedError extends Error {
   }
 }
 
-export interface DataDirLock {
+export interface DataFolderLock {
   release(): void;
 }
 
-/** PGlite's spellings of a place that is not a folder of this machine. */
-const NOT_A_FOLDER = /^(memory|idb|opfs-ahp|memfs2opfs):\/\//;
+/** The spelling of "no folder": a throwaway cluster, removed when the process exits. */
+export const THROWAWAY_DATA = "memory://";
 
 /**
- * The folder PGlite opens for a data directory as spelled (PGlite's `parseDataDir`): null for
- * `memory://` (or nothing), else the path with any `file://` taken off, resolved against the
- * working directory, created when missing, with every symlink followed. Two spellings of one
- * folder (`file:///tmp/x`, `/tmp/x/`, `../tmp/x`, a link to it) give the same path.
+ * The folder a data folder's spelling names: null for `memory://` (or nothing), else the path
+ * with any `file://` taken off, resolved against the working directory, created when missing,
+ * with every symlink followed. Two spellings of one folder (`file:///tmp/x`, `/tmp/x/`,
+ * `../tmp/x`, a link to it) give the same path.
  */
 export function dataFolder(spelling: string | null): string | null {
-  if (!spelling || spelling.startsWith("memory://")) return null;
-  if (NOT_A_FOLDER.test(spelling))
-    throw new Error(`${spelling} is a browser's storage, not a folder: use a path or memory://.`);
+  if (!spelling || spelling.startsWith(THROWAWAY_DATA)) return null;
   const path = withoutFileScheme(spelling);
   if (path === "") throw new Error(`${spelling} names no folder.`);
   mkdirSync(resolve(path), { recursive: true });
@@ -69,7 +68,7 @@ const withoutFileScheme = (spelling: string) =>
  * dataFolder(), creates nothing: a folder that does not exist has no holder.
  */
 export function holderOf(spelling: string | null): Holder | null {
-  if (!spelling || NOT_A_FOLDER.test(spelling)) return null;
+  if (!spelling || spelling.startsWith(THROWAWAY_DATA)) return null;
   const path = resolve(withoutFileScheme(spelling));
   if (!existsSync(path)) return null;
   const holder = readHolder(join(realpathSync(path), LOCK_FILE));
@@ -77,7 +76,7 @@ export function holderOf(spelling: string | null): Holder | null {
 }
 
 /** Takes the lock of a folder, given as dataFolder() returns it. */
-export function lockDataDir(dataDir: string): DataDirLock {
+export function lockDataFolder(dataDir: string): DataFolderLock {
   const lockPath = join(dataDir, LOCK_FILE);
   const me: Holder = {
     pid: process.pid,
@@ -98,7 +97,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       const holder = readHolder(lockPath);
-      if (holder && isRunning(holder)) throw new DataDirLockedError(dataDir, holder);
+      if (holder && isRunning(holder)) throw new DataFolderLockedError(dataDir, holder);
       removeStale(lockPath, holder);
     }
     throw new Error(`Could not take the lock of the data folder ${dataDir}`);
@@ -107,7 +106,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
   }
 }
 
-function held(lockPath: string, me: Holder): DataDirLock {
+function held(lockPath: string, me: Holder): DataFolderLock {
   // The lock goes with the process however it exits, short of being killed outright.
   const release = () => {
     process.off("exit", release);

@@ -1,16 +1,10 @@
-// The JSON body of an insert or update as PostgREST reads it (ApiRequest/Payload.hs, Plan.hs):
+// The JSON body of an insert as PostgREST reads it (ApiRequest/Payload.hs, Plan.hs):
 // its media type, then the JSON itself, then which columns it sets, each checked against the
 // table before any SQL runs.
-import { postgrestError } from "./errors.ts";
+import { postgrestError } from "../errors.ts";
 import { notImplemented } from "./query-params.ts";
-import type { Column } from "./schema-cache.ts";
-import type { Payload } from "./sql.ts";
-
-/**
- * Deeper JSON is refused before it reaches the database. A sign-up is one level deep; PGlite
- * has failed on thousands of levels ("bad buffer ID") and stayed broken afterwards.
- */
-export const MAX_JSON_DEPTH = 32;
+import type { Column } from "../schema-cache.ts";
+import type { Payload } from "../query/statements.ts";
 
 const INVALID_JSON = "Empty or invalid json";
 
@@ -28,11 +22,6 @@ export function parsePayload(
   checkMediaType(contentType);
   const text = decodeUtf8(body);
   if (text === null) throw postgrestError(400, "PGRST102", INVALID_JSON);
-  if (nestingDepth(text) > MAX_JSON_DEPTH) {
-    throw postgrestError(400, "PGRST102", INVALID_JSON, {
-      details: `JSON nested deeper than ${MAX_JSON_DEPTH} levels is refused by the embedded backend`,
-    });
-  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -74,7 +63,7 @@ function bodyKeys(value: object): string[] {
 /**
  * PostgREST reads a write's body as JSON when Content-Type says so or says nothing, and refuses
  * what it cannot read with 400 PGRST102 (ApiRequest.hs, MediaType.hs). CSV and form bodies,
- * which PostgREST reads too, are left out of the embedded backend.
+ * which PostgREST reads too, are left out of the local backend.
  */
 function checkMediaType(contentType: string | undefined): void {
   if (contentType === undefined) return;
@@ -108,21 +97,4 @@ function decodeUtf8(bytes: Uint8Array): string | null {
   } catch {
     return null;
   }
-}
-
-/** How deeply arrays and objects nest in JSON text, without parsing it: brackets outside strings. */
-export function nestingDepth(json: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < json.length; index++) {
-    const char = json[index];
-    if (inString) {
-      if (char === "\\") index++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === "[" || char === "{") deepest = Math.max(deepest, ++depth);
-    else if (char === "]" || char === "}") depth--;
-  }
-  return deepest;
 }

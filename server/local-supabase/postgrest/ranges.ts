@@ -3,7 +3,7 @@
 // header on GET, the server's max rows; then the Content-Range and status of the answer.
 // Ranges are inclusive row indexes; an upper bound of Infinity means "to the end".
 import { postgrestError } from "./errors.ts";
-import type { ResponseError } from "./http-response.ts";
+import type { ResponseError } from "../http-response.ts";
 
 export interface Range {
   lower: number;

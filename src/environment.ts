@@ -1,20 +1,18 @@
 // The project's settings as every command reads them: the process's own environment first, then
 // the `.env` files Astro reads (`.env`, `.env.local`, `.env.<mode>`, `.env.<mode>.local`). The
 // build (astro.config.mjs) and the local commands (server/) both read them here, so they always
-// agree on where the site sends its sign-ups. An empty value counts as unset, so a variable in
+// agree on where the site sends its sign-ups; the build's own checks are here too. An empty value counts as unset, so a variable in
 // `.env` can be switched off from the command line (`SUPABASE_DB_URL= npm start`).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { decodeJson } from "./backend/jwt.ts";
+import { decodeJsonPart } from "./lib/jwt-payload.ts";
+import { LOCAL_API_PORT } from "./local-supabase.ts";
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-/** The Supabase CLI's API port, where the embedded backend answers unless told otherwise. */
-export const DEFAULT_API_PORT = 54321;
 
 /** The site's address on this machine, which a build names when SITE_URL is not set. */
 export const LOCAL_SITE_URL = "http://localhost:4321";
@@ -40,18 +38,18 @@ export function readEnvironment(mode = process.env.NODE_ENV ?? "production"): En
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
 }
 
-/** Where the embedded backend answers: SUPABASE_API_PORT, else the Supabase CLI's port. */
+/** Where the local backend answers: SUPABASE_API_PORT, else the Supabase CLI's port. */
 export function apiPort(env: Environment): number {
-  return port(env, "SUPABASE_API_PORT", DEFAULT_API_PORT);
+  return port(env, "SUPABASE_API_PORT", LOCAL_API_PORT);
 }
 
-/** The embedded backend's address, as the site's build must name it. */
+/** The local backend's address, as the site's build must name it. */
 export function localSupabaseUrl(env: Environment): string {
   return `http://127.0.0.1:${apiPort(env)}`;
 }
 
 /**
- * Where the site sends sign-ups: PUBLIC_SUPABASE_URL, else the embedded backend. An address on
+ * Where the site sends sign-ups: PUBLIC_SUPABASE_URL, else the local backend. An address on
  * this machine that names another port than SUPABASE_API_PORT is refused when both are set: the
  * build would send sign-ups to whatever answers there while the backend listens elsewhere.
  */
@@ -62,7 +60,7 @@ export function supabaseUrl(env: Environment): string {
   if (env.SUPABASE_API_PORT !== undefined && isLoopback(url) && urlPort(url) !== apiPort(env)) {
     throw new ConfigurationError(
       `PUBLIC_SUPABASE_URL (${configured}) and SUPABASE_API_PORT (${env.SUPABASE_API_PORT}) disagree: ` +
-        "the site would send sign-ups to another port than the embedded backend answers on.\n" +
+        "the site would send sign-ups to another port than the local backend answers on.\n" +
         "Set them to the same port, or leave PUBLIC_SUPABASE_URL out: it then follows SUPABASE_API_PORT.",
     );
   }
@@ -113,7 +111,7 @@ export function isSecretKey(key: string): boolean {
 /** The `role` claim of something shaped like a JWT, unverified; null for anything else. */
 export function jwtRole(token: string): string | null {
   const parts = token.split(".");
-  const role = parts.length === 3 ? decodeJson(parts[1]!)?.role : undefined;
+  const role = parts.length === 3 ? decodeJsonPart(parts[1]!)?.role : undefined;
   return typeof role === "string" ? role : null;
 }
 
@@ -136,7 +134,7 @@ export function refuseSecretKeysInPublicVariables(env: Environment): void {
   );
 }
 
-/** Whether the site's Supabase is the embedded backend (not a project elsewhere). */
+/** Whether the site's Supabase is the local backend (not a project elsewhere). */
 export function usesLocalBackend(env: Environment): boolean {
   const url = new URL(supabaseUrl(env));
   return isLoopback(url) && urlPort(url) === apiPort(env);

@@ -1,6 +1,6 @@
-// The one interface the REST endpoint has to its database, whatever the engine behind it:
-// PGlite in-process (pglite.ts) or a real PostgreSQL server over a pool of connections
-// (postgres.ts). The endpoint never knows which one it runs on.
+// The one interface the REST endpoint has to its database: a PostgreSQL server reached over a
+// pool of connections (pool.ts), the local one (local-database.ts) or any other set up as a
+// Supabase project (SUPABASE_DB_URL).
 
 export interface QueryResult<T> {
   rows: T[];
@@ -24,7 +24,7 @@ export interface Database extends Queryable {
    * request: committed when `work` resolves, rolled back when it throws.
    */
   transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
-  /** Lets work in progress finish, then releases the engine (flushing PGlite to disk). */
+  /** Lets work in progress finish, then closes the connections (and stops a server it started). */
   close(): Promise<void>;
 }
 

@@ -1,18 +1,17 @@
-// PostgREST's SQL for the requests the embedded backend supports (QueryBuilder.hs,
+// PostgREST's SQL for the requests the local backend supports (QueryBuilder.hs,
 // SqlFragment.hs, Statements.hs): identifiers quoted, every value a parameter, and rows turned
 // into JSON by Postgres itself, so timestamps and numbers read exactly as from PostgREST.
-import type { OutputFormat } from "./media-types.ts";
-import { OPERATORS, type Filter, type OrderTerm } from "./query-params.ts";
-import { limitOffset, type Range } from "./ranges.ts";
-import { EXPOSED_SCHEMA, type Column } from "./schema-cache.ts";
+import { limitOffset, type Range } from "../ranges.ts";
+import { OPERATORS, type Filter, type OrderTerm } from "../request/query-params.ts";
+import { EXPOSED_SCHEMA, type Column } from "../schema-cache.ts";
 
 export interface Statement {
   text: string;
   params: string[];
 }
 
-/** The written rows' columns to send back (`*` allowed) and in which format; null for none. */
-export type Selection = { columns: string[]; format: OutputFormat } | null;
+/** The written rows' columns to send back (`*` allowed); null for none (return=minimal). */
+export type Selection = string[] | null;
 
 /** A request body as PostgREST hands it to Postgres: the JSON as sent, and the columns it sets. */
 export interface Payload {
@@ -29,23 +28,9 @@ export interface StatementResult {
   body: string;
 }
 
-/** How the rows become the answer's body (handlerF); `none` for HEAD and return=minimal. */
-export type BodyFormat = OutputFormat | "none";
-
-/**
- * PostgREST's CSV (asCsvF): the column names of the first row, then each row as Postgres
- * writes a record, less its parentheses (quoted where needed, `"` and `\` doubled).
- */
-const CSV_BODY =
-  "(SELECT coalesce(string_agg(a.k, ','), '') FROM (SELECT json_object_keys(r)::text AS k " +
-  "FROM (SELECT row_to_json(hh) AS r FROM pgrst_source AS hh LIMIT 1) s) a) || E'\\n' || " +
-  "coalesce(string_agg(substring(_postgrest_t::text, 2, length(_postgrest_t::text) - 2), E'\\n'), '')";
-
-const BODIES: Record<BodyFormat, string> = {
-  json: "coalesce(json_agg(_postgrest_t), '[]')::text",
-  csv: CSV_BODY,
-  none: "''",
-};
+/** The rows as the answer's JSON body (handlerF); for HEAD and return=minimal, none. */
+const JSON_BODY = "coalesce(json_agg(_postgrest_t), '[]')::text";
+const NO_BODY = "''";
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -59,11 +44,12 @@ export interface Read {
   range: Range;
   /** Count every row the filters match, besides the page (Prefer: count=exact). */
   count: boolean;
-  format: BodyFormat;
+  /** Whether the rows are sent (GET) or only counted (HEAD). */
+  body: boolean;
 }
 
 /** mainRead in Statements.hs: the page in `pgrst_source`, and the count of all matching rows apart. */
-export function readStatement({ table, selection, filters, order, range, count, format }: Read): Statement {
+export function readStatement({ table, selection, filters, order, range, count, body }: Read): Statement {
   const params: string[] = [];
   const filter = where(table, filters, params);
   const page =
@@ -73,7 +59,7 @@ export function readStatement({ table, selection, filters, order, range, count, 
   const total = count ? "(SELECT pg_catalog.count(*) FROM pgrst_source_count)" : "null::bigint";
   const text =
     `WITH pgrst_source AS (${page})${counted} ` +
-    `SELECT ${total} AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ${BODIES[format]} AS body ` +
+    `SELECT ${total} AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ${body ? JSON_BODY : NO_BODY} AS body ` +
     "FROM (SELECT * FROM pgrst_source) _postgrest_t";
   return { text, params };
 }
@@ -92,37 +78,6 @@ export function insertStatement(table: string, payload: Payload, selection: Sele
   );
 }
 
-export function updateStatement(
-  table: string,
-  payload: Payload,
-  filters: Filter[],
-  selection: Selection,
-): Statement {
-  if (payload.columns.length === 0) {
-    // Nothing to set: PostgREST changes no row.
-    return mutationStatement(
-      table,
-      selection,
-      [],
-      (returning) => `SELECT ${returning} FROM ${qualified(table)} WHERE false`,
-    );
-  }
-  const params = [payload.json];
-  const filter = where(table, filters, params);
-  const assignments = payload.columns.map(
-    ({ name }) => `${quoteIdent(name)} = "pgrst_body".${quoteIdent(name)}`,
-  );
-  // An array body updates with its first element.
-  const source = payloadSource(payload, { firstRowOnly: true });
-  return mutationStatement(
-    table,
-    selection,
-    params,
-    (returning) =>
-      `UPDATE ${qualified(table)} SET ${assignments.join(", ")} FROM ${source}${filter} RETURNING ${returning}`,
-  );
-}
-
 export function deleteStatement(table: string, filters: Filter[], selection: Selection): Statement {
   const params: string[] = [];
   const filter = where(table, filters, params);
@@ -136,7 +91,7 @@ export function deleteStatement(table: string, filters: Filter[], selection: Sel
 
 /**
  * Wraps a mutation as PostgREST does. return=minimal returns `1` per row, so it needs no
- * SELECT privilege or policy; otherwise the selected columns come back, in JSON or CSV.
+ * SELECT privilege or policy; otherwise the selected columns come back.
  */
 function mutationStatement(
   table: string,
@@ -144,9 +99,9 @@ function mutationStatement(
   params: string[],
   mutation: (returning: string) => string,
 ): Statement {
-  const returning = selection ? selectList(qualified(table), selection.columns) : "1";
-  const columns = selection ? selectList(quoteIdent(table), selection.columns) : "1";
-  const body = BODIES[selection?.format ?? "none"];
+  const returning = selection ? selectList(qualified(table), selection) : "1";
+  const columns = selection ? selectList(quoteIdent(table), selection) : "1";
+  const body = selection ? JSON_BODY : NO_BODY;
   const text =
     `WITH pgrst_source AS (${mutation(returning)}) ` +
     `SELECT null::bigint AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total, ${body} AS body ` +
@@ -155,7 +110,7 @@ function mutationStatement(
 }
 
 /** The body's rows, typed by the table's columns; the body is always parameter $1. */
-function payloadSource({ isArray, columns }: Payload, { firstRowOnly = false } = {}): string {
+function payloadSource({ isArray, columns }: Payload): string {
   const payload = "(SELECT $1::json AS json_data) pgrst_payload";
   if (columns.length === 0) {
     const rows =
@@ -166,8 +121,7 @@ function payloadSource({ isArray, columns }: Payload, { firstRowOnly = false } =
   const names = columns.map(({ name }) => quoteIdent(name)).join(",");
   const typed = columns.map(({ name, type }) => `${quoteIdent(name)} ${type}`).join(",");
   const reader = isArray ? "json_to_recordset" : "json_to_record";
-  const limit = firstRowOnly ? " LIMIT 1" : "";
-  return `${payload}, LATERAL (SELECT ${names} FROM ${reader}(pgrst_payload.json_data) AS _(${typed})${limit}) pgrst_body`;
+  return `${payload}, LATERAL (SELECT ${names} FROM ${reader}(pgrst_payload.json_data) AS _(${typed})) pgrst_body`;
 }
 
 /** The columns of `relation` (a quoted name, schema-qualified or not), `*` allowed. */

@@ -1,8 +1,9 @@
 // Verifies HS256 JSON Web Tokens as PostgREST does (Auth/Jwt.hs), with node:crypto only, and
 // answers with PostgREST's own error code and message when a token is refused.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { decodeJsonPart, type Claims } from "../../../src/lib/jwt-payload.ts";
 
-export type Claims = Record<string, unknown>;
+export type { Claims };
 
 export type JwtCheck = { claims: Claims } | { code: "PGRST301" | "PGRST303"; message: string };
 
@@ -34,10 +35,13 @@ export function verifyJwt(token: string, secret: string, nowSeconds = Date.now()
   if (parts.length !== 3)
     return { code: "PGRST301", message: `Expected 3 parts in JWT; got ${parts.length}` };
   const [header, payload, signature] = parts as [string, string, string];
-  if (decodeJson(header)?.alg !== "HS256" || !signatureMatches(`${header}.${payload}`, signature, secret)) {
+  if (
+    decodeJsonPart(header)?.alg !== "HS256" ||
+    !signatureMatches(`${header}.${payload}`, signature, secret)
+  ) {
     return { code: "PGRST301", message: "JWT cryptographic operation failed" };
   }
-  const claims = decodeJson(payload);
+  const claims = decodeJsonPart(payload);
   if (!claims) return { code: "PGRST303", message: "Parsing claims failed" };
   for (const { name, fails, message } of TIME_CLAIMS) {
     const at = claims[name];
@@ -54,14 +58,4 @@ function signatureMatches(signedPart: string, signature: string, secret: string)
   const given = Buffer.from(signature, "base64url");
   // timingSafeEqual needs equal lengths; the length of an HMAC is no secret.
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-/** A base64url-encoded JSON object, or null when it is anything else. */
-export function decodeJson(part: string): Claims | null {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Claims) : null;
-  } catch {
-    return null;
-  }
 }

@@ -15,7 +15,7 @@ export function parsePreferences(header: string | undefined): Preferences {
   const first = <T extends string>(values: readonly T[]) =>
     items.find((item): item is T => (values as readonly string[]).includes(item)) ?? null;
 
-  // Preferences that would change the outcome, which the embedded backend does not implement.
+  // Preferences that would change the outcome, which the local backend does not implement.
   if (first(["resolution=merge-duplicates", "resolution=ignore-duplicates"])) {
     throw notImplemented("Upsert (Prefer: resolution) is");
   }

@@ -1,17 +1,16 @@
-// A real PostgreSQL server, reached over a pool of connections as PostgREST reaches it: each
+// A PostgreSQL server, reached over a pool of connections as PostgREST reaches it: each
 // request takes a connection, runs its own transaction there, and gives the connection back.
-// The schema is the server's own business: apply supabase/migrations first (`supabase db push`).
 import pg from "pg";
 import { runTransaction, type Database, type Queryable } from "./database.ts";
 
-export interface PostgresOptions {
-  /** postgres://user:password@host:port/database, the role PostgREST logs in as (authenticator). */
+export interface PoolOptions {
+  /** postgres://user:password@host:port/database. */
   url: string;
   /** Connections at most; PostgREST's default pool is 10. */
   poolSize?: number;
 }
 
-export function connectPostgres({ url, poolSize = 10 }: PostgresOptions): Database {
+export function connectPool({ url, poolSize = 10 }: PoolOptions): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle connection the server drops must not bring the process down; the pool replaces it.
   pool.on("error", () => {});

@@ -1,8 +1,8 @@
 // Who is calling: first the check Supabase's API gateway makes (an apikey must be present and
 // valid, an opaque key is swapped for its role's JWT), then PostgREST's own JWT authentication,
 // which gives the database role and claims the request runs with.
-import { ANON_ROLE, postgrestError } from "./errors.ts";
-import { jsonResponse, ResponseError } from "./http-response.ts";
+import { ANON_ROLE, postgrestError } from "../postgrest/errors.ts";
+import { jsonResponse, ResponseError } from "../http-response.ts";
 import { verifyJwt, type Claims } from "./jwt.ts";
 
 export interface Identity {

@@ -1,20 +1,19 @@
-// The embedded Supabase backend: an HTTP endpoint that answers the REST calls the site makes
-// exactly as a Supabase project (PostgREST behind Supabase's gateway) does, on the Supabase
-// CLI's address and with its keys, over a database it is handed: PGlite in-process
-// (database/pglite.ts) or a real PostgreSQL server (database/postgres.ts).
+// The local Supabase backend: an HTTP endpoint that answers the REST calls this repository
+// makes exactly as a Supabase project (PostgREST behind Supabase's gateway) does, on the
+// Supabase CLI's address and with its keys, over a database it is handed (database/).
 import type { Database } from "./database/database.ts";
-import { createGateway } from "./http.ts";
+import { createGateway } from "./gateway/gateway.ts";
+import { LOCAL_API_PORT, LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import {
   LOCAL_ANON_KEY,
   LOCAL_JWT_SECRET,
   LOCAL_OPAQUE_KEYS,
-  LOCAL_PUBLISHABLE_KEY,
   LOCAL_SECRET_KEY,
   LOCAL_SERVICE_ROLE_KEY,
 } from "./keys.ts";
-import { createRestHandler } from "./postgrest.ts";
-import { createRequestRunner } from "./request-transaction.ts";
-import { loadSchemaCache } from "./schema-cache.ts";
+import { createRestHandler } from "./postgrest/app.ts";
+import { createRequestRunner } from "./postgrest/query/transaction.ts";
+import { loadSchemaCache } from "./postgrest/schema-cache.ts";
 
 export interface Backend {
   url: string;
@@ -31,21 +30,19 @@ export interface Backend {
 export interface BackendOptions {
   /** The database to serve, already set up; the backend closes it when it closes. */
   database: Database;
-  /** Default 54321, the Supabase CLI's API port; 0 picks any free port. */
+  /** Default the Supabase CLI's API port; 0 picks any free port. */
   port?: number;
   host?: string;
   /** Receives one line per request (method, path, status, milliseconds); default console.log. */
   log?: (line: string) => void;
-  /** Requests one client may have in progress at once (http.ts, MAX_REQUESTS_PER_CLIENT). */
-  maxRequestsPerClient?: number;
 }
 
-export async function startBackend({
+/** Starts answering over `database`; closing the backend closes the database too. */
+export async function startLocalSupabase({
   database,
-  port = 54321,
+  port = LOCAL_API_PORT,
   host = "127.0.0.1",
   log = console.log,
-  maxRequestsPerClient,
 }: BackendOptions): Promise<Backend> {
   const gateway = await loadSchemaCache(database)
     .then((cache) =>
@@ -54,7 +51,6 @@ export async function startBackend({
         opaqueKeys: LOCAL_OPAQUE_KEYS,
         handleRest: createRestHandler(cache, createRequestRunner(database, cache)),
         log,
-        maxRequestsPerClient,
       }),
     )
     .catch(async (error: unknown) => {

@@ -1,30 +1,19 @@
-// The HTTP side of the embedded backend, shaped like Supabase's API gateway in front of
-// PostgREST: its routes, its CORS answers, the apikey check, a body size limit, a cap on what
-// one client may have in progress at once, and one log line per request.
+// The HTTP side of the local backend, shaped like Supabase's API gateway in front of PostgREST:
+// its routes, its CORS answers, the apikey check, its body size limit, the client's address
+// as Supabase's edge passes it on, and one log line per request.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { finished } from "node:stream/promises";
-import { postgrestError } from "./errors.ts";
-import { authenticate, fromBrowser } from "./gateway.ts";
-import { JSON_CONTENT_TYPE, jsonResponse, ResponseError, type HttpResponse } from "./http-response.ts";
-import type { RestHandler } from "./postgrest.ts";
+import { postgrestError } from "../postgrest/errors.ts";
+import { authenticate, fromBrowser } from "./authentication.ts";
+import { JSON_CONTENT_TYPE, jsonResponse, ResponseError, type HttpResponse } from "../http-response.ts";
+import type { RestHandler } from "../postgrest/app.ts";
 
 const REST_PREFIX = "/rest/v1/";
 
 /** Larger bodies are refused before they are held in memory (Kong's request-size-limiting). */
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-/**
- * The most the public roles (anon, authenticated) may send. A sign-up is a few hundred bytes,
- * and the database admits one row per request from them; on the one engine every visitor
- * shares, a larger body could only be refused, after costing that engine memory it never gives
- * back (PGlite's WebAssembly memory grows to hold it and stays grown). So it is refused here.
- * Hosted Supabase has no such limit of its own; there a project's database is not one process.
- */
-export const MAX_PUBLIC_BODY_BYTES = 16 * 1024;
-
-const PUBLIC_ROLES = new Set(["anon", "authenticated"]);
 
 /** The methods Kong's cors plugin allows by default. */
 const ALLOWED_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS,TRACE,CONNECT";
@@ -36,30 +25,12 @@ const EXPOSED_HEADERS =
 /** Statuses whose answers never carry a body, nor a Content-Length. */
 const NO_BODY_STATUSES = new Set([204, 304]);
 
-/**
- * Requests one client may have in progress at once; more are refused with 429 before their body
- * is read, as Supabase's edge refuses a client that floods it. The embedded database serves one
- * request at a time for everyone: without a cap, one client holding hundreds of connections
- * (each uploading a large body the database must parse, to be refused) puts every other
- * visitor's sign-up behind all of them. A browser opens at most six connections to a host.
- */
-export const MAX_REQUESTS_PER_CLIENT = 6;
-
-/**
- * Open connections a client may hold, per request it may have in progress: idle keep-alive
- * connections of the visitors behind one address (an office, a campus) are many more than their
- * requests at once, but hundreds are an attack, refused when they connect, at no cost.
- */
-const CONNECTIONS_PER_REQUEST_SLOT = 8;
-
 export interface GatewayOptions {
   jwtSecret: string;
   /** Opaque keys (`sb_…`) and the JWT each stands for. */
   opaqueKeys: ReadonlyMap<string, string>;
   handleRest: RestHandler;
   log: (line: string) => void;
-  /** Default MAX_REQUESTS_PER_CLIENT. */
-  maxRequestsPerClient?: number;
 }
 
 /** What the gateway knows of one connection. */
@@ -80,13 +51,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function createGateway({
-  jwtSecret,
-  opaqueKeys,
-  handleRest,
-  log,
-  maxRequestsPerClient = MAX_REQUESTS_PER_CLIENT,
-}: GatewayOptions): Gateway {
+export function createGateway({ jwtSecret, opaqueKeys, handleRest, log }: GatewayOptions): Gateway {
   async function answer(req: IncomingMessage, url: URL, address: string): Promise<HttpResponse> {
     if (!url.pathname.startsWith(REST_PREFIX))
       return jsonResponse(404, { message: "no Route matched with those values" });
@@ -102,10 +67,7 @@ export function createGateway({
       jwtSecret,
       opaqueKeys,
     );
-    const body = await readBody(
-      req,
-      PUBLIC_ROLES.has(identity.role) ? MAX_PUBLIC_BODY_BYTES : MAX_BODY_BYTES,
-    );
+    const body = await readBody(req, MAX_BODY_BYTES);
 
     const response = await handleRest({
       method: req.method ?? "GET",
@@ -126,27 +88,16 @@ export function createGateway({
   async function handle(req: IncomingMessage, res: ServerResponse, connection: Connection): Promise<void> {
     const started = performance.now();
     const url = requestUrl(req.url);
-    const client = clientOf(connection.address);
-    const response =
-      active.count(client) >= maxRequestsPerClient
-        ? TOO_MANY_AT_ONCE
-        : await (async () => {
-            active.add(client);
-            try {
-              return url ? await answer(req, url, connection.address) : BAD_URL;
-            } catch (error) {
-              return failure(error, log);
-            } finally {
-              active.remove(client);
-            }
-          })();
+    const response = await (url ? answer(req, url, connection.address) : Promise.resolve(BAD_URL)).catch(
+      (error: unknown) => failure(error, log),
+    );
     if (!req.complete) {
       // Node reads and drops the rest of the body; a parser error on it is about this request.
       connection.bodyStillArriving = true;
       req.once("end", () => (connection.bodyStillArriving = false));
-      // An upload refused for its size or for its client's other requests is not read on: the
-      // connection closes once the answer is out, as nginx closes it after a 413.
-      if (response.status === 413 || response.status === 429) res.shouldKeepAlive = false;
+      // An upload refused for its size is not read on: the connection closes once the answer is
+      // out, as nginx closes it after a 413.
+      if (response.status === 413) res.shouldKeepAlive = false;
     }
     if (!res.destroyed) {
       // Kong's cors plugin puts this on every answer, errors included, so browsers can read them.
@@ -165,11 +116,7 @@ export function createGateway({
   }
 
   const answering = new Set<Promise<void>>();
-  /** Requests in progress, per client (clientOf). */
-  const active = new Tally();
   const connections = new WeakMap<Duplex, Connection>();
-  /** Connections open, per client (clientOf). */
-  const openConnections = new Tally();
   const server = createServer((req, res) => {
     const connection = connections.get(req.socket)!;
     const handled = handle(req, res, connection)
@@ -183,7 +130,7 @@ export function createGateway({
     connection.answered = handled;
   });
   // The client's address is read as the connection opens: a socket that is reset before its
-  // request is handled no longer knows it, and nothing may be counted under an empty address.
+  // request is handled no longer knows it, and the database's sign-up rules need it.
   server.on("connection", (socket: Socket) => {
     // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
     const address = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
@@ -191,14 +138,6 @@ export function createGateway({
       socket.destroy();
       return;
     }
-    // Beyond its share of open connections a client is cut off at once, before a byte is read.
-    const client = clientOf(address);
-    if (openConnections.count(client) >= maxRequestsPerClient * CONNECTIONS_PER_REQUEST_SLOT) {
-      socket.destroy();
-      return;
-    }
-    openConnections.add(client);
-    socket.once("close", () => openConnections.remove(client));
     connections.set(socket, { address, answered: Promise.resolve(), bodyStillArriving: false });
   });
   // A request that stalls mid-upload is given up, as Kong's nginx does (client_body_timeout).
@@ -258,44 +197,6 @@ const CLOSE_GRACE_MS = 1_000;
 const delay = (ms: number) => new Promise((resume) => setTimeout(resume, ms).unref());
 
 const BAD_URL = jsonResponse(400, { message: "Bad request: malformed URL" });
-
-/** How many of something each client has: requests in progress, open connections. */
-class Tally {
-  // A client at zero has no entry, so that the map holds only clients with something open.
-  readonly #counts = new Map<string, number>();
-
-  count(client: string): number {
-    return this.#counts.get(client) ?? 0;
-  }
-
-  add(client: string): void {
-    this.#counts.set(client, this.count(client) + 1);
-  }
-
-  remove(client: string): void {
-    const left = this.count(client) - 1;
-    if (left > 0) this.#counts.set(client, left);
-    else this.#counts.delete(client);
-  }
-}
-
-/** Kong's rate-limiting plugin's answer; the client may try again in a moment. */
-const TOO_MANY_AT_ONCE = jsonResponse(429, { message: "API rate limit exceeded" }, { "Retry-After": "1" });
-
-/**
- * Who counts as one client: an IPv4 address, or an IPv6 customer's /56 (what ISPs hand out;
- * its /64s are the customer's to rotate through), as the sign-up limits count them.
- */
-export function clientOf(address: string): string {
-  if (!address.includes(":")) return address;
-  const [head = "", tail] = address.split("::");
-  const left = head === "" ? [] : head.split(":");
-  const right = tail === undefined || tail === "" ? [] : tail.split(":");
-  const groups =
-    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
-  const [a, b, c, d] = groups.map((group) => group.padStart(4, "0"));
-  return `${a}:${b}:${c}:${d!.slice(0, 2)}00::/56`;
-}
 
 /** The request target as a URL; null when Node let through one that is none (GET http://h:99999/). */
 function requestUrl(target: string | undefined): URL | null {
@@ -395,5 +296,5 @@ function failure(error: unknown, log: (line: string) => void): HttpResponse {
   // Nobody is left to answer; the status only shows in the log line (as "client gone").
   if (error instanceof ClientGoneError) return jsonResponse(400, { message: error.message });
   log(`Unexpected error: ${error instanceof Error ? error.stack : String(error)}`);
-  return postgrestError(500, "PGRSTX00", "Internal error in the embedded backend").response;
+  return postgrestError(500, "PGRSTX00", "Internal error in the local backend").response;
 }

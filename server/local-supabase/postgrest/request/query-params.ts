@@ -1,12 +1,12 @@
-// The query string of a REST request, as far as the embedded backend implements PostgREST's
+// The query string of a REST request, as far as the local backend implements PostgREST's
 // (ApiRequest/QueryParams.hs): `select`, `columns`, `order`, `limit` and `offset`, and
-// filters with the comparison operators. Everything else is refused with PostgREST's "not
+// `eq` and `gte` filters. Everything else is refused with PostgREST's "not
 // implemented" error rather than silently ignored.
-import { postgrestError } from "./errors.ts";
-import type { ResponseError } from "./http-response.ts";
+import { postgrestError } from "../errors.ts";
+import type { ResponseError } from "../../http-response.ts";
 
-/** PostgREST's comparison operators and their SQL. */
-export const OPERATORS = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
+/** The comparison operators this repository's requests use (PostgREST has more), and their SQL. */
+export const OPERATORS = { eq: "=", gte: ">=" } as const;
 
 export type Operator = keyof typeof OPERATORS;
 
@@ -27,7 +27,7 @@ export interface OrderTerm {
 export interface QueryParams {
   /** Columns to return; `*` when the request names none. */
   select: string[];
-  /** The columns an insert or update sets, instead of the body's keys. */
+  /** The columns an insert sets, instead of the body's keys. */
   columns: string[] | null;
   filters: Filter[];
   order: OrderTerm[];
@@ -39,7 +39,7 @@ export interface QueryParams {
 /** Parameters that are not filters. */
 const RESERVED_PARAMS = new Set(["select", "columns", "order", "limit", "offset"]);
 
-/** Parameters with a PostgREST meaning that the embedded backend does not implement. */
+/** Parameters with a PostgREST meaning that the local backend does not implement. */
 const UNSUPPORTED_PARAMS = new Set(["on_conflict", "and", "or"]);
 
 /** PostgREST syntax beyond a plain column name: embedding, aliases, casts, JSON paths. */
@@ -74,7 +74,7 @@ function parseFilter(key: string, value: string): Filter {
   if (dot > 0 && Object.hasOwn(OPERATORS, operator)) {
     return { column: columnName(key), operator: operator as Operator, value: value.slice(dot + 1) };
   }
-  throw notImplemented(`The filter '${key}=${value}' is: only eq, neq, gt, gte, lt and lte filters are`);
+  throw notImplemented(`The filter '${key}=${value}' is: only eq and gte filters are`);
 }
 
 function parseSelect(list: string): string[] {
@@ -116,6 +116,6 @@ function columnName(raw: string): string {
 
 export function notImplemented(what: string): ResponseError {
   return postgrestError(400, "PGRST127", "Feature not implemented", {
-    details: `${what} not supported by the embedded backend`,
+    details: `${what} not supported by the local backend`,
   });
 }

@@ -1,5 +1,5 @@
 // PostgREST's error answers (Error.hs): the body, its headers, and the status for a SQLSTATE.
-import { jsonResponse, ResponseError } from "./http-response.ts";
+import { jsonResponse, ResponseError } from "../http-response.ts";
 
 interface ErrorExtras {
   details?: string | null;
@@ -27,7 +27,7 @@ export function postgrestError(
 /** The role PostgREST runs requests without a signed-in user as; errors tell it apart. */
 export const ANON_ROLE = "anon";
 
-/** The fields PGlite's DatabaseError carries from Postgres' error report. */
+/** The fields node-postgres's DatabaseError carries from Postgres' error report. */
 interface PostgresError {
   code: string;
   message: string;
