@@ -28,8 +28,8 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    // The production build served as `npm start` serves it, with the embedded backend in
-    // memory (so each run starts empty), on the tests' own ports. Every setting it reads is in
+    // The production build served as `npm start` serves it, with the local backend on a
+    // throwaway database (so each run starts empty), on the tests' own ports. Every setting it reads is in
     // the environment useTestEnvironment() set, which it inherits.
     command: `node server/start.ts --dist ${dist}${process.env.E2E_PREBUILT ? " --no-build" : ""}`,
     url: siteUrl,

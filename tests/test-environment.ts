@@ -1,5 +1,5 @@
 // The world every test runs in, and nothing of the developer's: free ports of its own for the
-// site and its backend, a build folder of its own, an in-memory database. Every setting the
+// site and its backend, a build folder of its own, a throwaway database. Every setting the
 // project reads is set here explicitly, so that a `.env` (which the commands read after the
 // process's own environment) can move nothing, and a running `npm start` is never reused.
 //
@@ -15,7 +15,7 @@ import { LOCAL_PUBLISHABLE_KEY } from "../src/local-supabase.ts";
 export interface TestEnvironment {
   /** Where the site is served: http://127.0.0.1:<free port>. */
   siteUrl: string;
-  /** Where the embedded backend answers, and the build sends sign-ups. */
+  /** Where the local backend answers, and the build sends sign-ups. */
   apiUrl: string;
   /** The build the tests serve and read. */
   dist: string;

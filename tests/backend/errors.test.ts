@@ -1,5 +1,4 @@
-// Every row of the error table in the wire contract (shared/notes/supabase-wire-contract.md §3):
-// PostgREST's status, code and exact message, with details and hint as Postgres leaves them.
+// The errors the site and the owner's command can meet, each answered with PostgREST's status, code and exact message, with details and hint as Postgres leaves them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "../../server/local-supabase/index.ts";
 import { fromPostgresError } from "../../server/local-supabase/postgrest/errors.ts";

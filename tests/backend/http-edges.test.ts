@@ -106,7 +106,7 @@ describe("the body's media type, as PostgREST reads it", () => {
   });
 
   it.each(["text/csv", "application/x-www-form-urlencoded"])(
-    "%s, which PostgREST reads but the embedded backend does not, is refused as not implemented",
+    "%s, which PostgREST reads but the local backend does not, is refused as not implemented",
     async (contentType) => {
       const response = await post("email\nsomeone@example.com", { "content-type": contentType });
       expect(response.status).toBe(400);

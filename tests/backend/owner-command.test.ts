@@ -94,7 +94,7 @@ async function storedEmails(owner: Database): Promise<string[]> {
 
 describe.each([
   {
-    // On the real-PostgreSQL tier, this is the hosted project's stand-in.
+    // The endpoint logged in as authenticator is the hosted project's stand-in.
     name: "a Supabase project elsewhere (its URL and SUPABASE_SECRET_KEY)",
     settings: (backend: Backend) => ({
       PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),

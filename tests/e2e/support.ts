@@ -8,7 +8,7 @@ import { LOCAL_SERVICE_ROLE_KEY } from "../../server/local-supabase/keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { useTestEnvironment } from "../test-environment.ts";
 
-/** The embedded backend the tests' server runs, on the tests' own port. */
+/** The local backend the tests' server runs, on the tests' own port. */
 export const API_URL = useTestEnvironment().apiUrl;
 
 export const SCREENSHOT_DIR = "tests/artifacts/screenshots";

@@ -43,7 +43,7 @@ describe("where the site sends sign-ups", () => {
     ],
     // Another local stack (the Supabase CLI's own, on its port) while the backend's port is not set.
     [{ PUBLIC_SUPABASE_URL: "http://127.0.0.1:55555" }, "http://127.0.0.1:55555", false],
-  ])("%j → %s (embedded: %s)", (env, url, local) => {
+  ])("%j → %s (local backend: %s)", (env, url, local) => {
     expect(supabaseUrl(env)).toBe(url);
     expect(usesLocalBackend(env)).toBe(local);
   });
