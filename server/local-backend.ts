@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import {
   dataFolder,
   DataFolderLockedError,
+  DataFolderUnusableError,
   holderOf,
   THROWAWAY_DATA,
 } from "./local-supabase/database/data-folder.ts";
@@ -34,13 +35,14 @@ export async function startLocalBackend(
 
 /**
  * For `npm start`, `dev` and `backend`: starts the backend, or, when its data folder or its port
- * is taken by another process, says so and exits, having changed nothing.
+ * is taken by another process or its data folder cannot be used, says so and exits, having
+ * changed nothing.
  */
 export async function startLocalBackendOrExit(settings: LocalSettings): Promise<Backend> {
   try {
     return await startLocalBackend(settings);
   } catch (error) {
-    if (error instanceof DataFolderLockedError)
+    if (error instanceof DataFolderLockedError || error instanceof DataFolderUnusableError)
       console.error(`\n  ${error.message.replaceAll("\n", "\n  ")}\n`);
     else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       console.error(

@@ -44,7 +44,7 @@ export function apiPort(env: Environment): number {
 }
 
 /** The local backend's address, as the site's build must name it. */
-export function localSupabaseUrl(env: Environment): string {
+function localSupabaseUrl(env: Environment): string {
   return `http://127.0.0.1:${apiPort(env)}`;
 }
 

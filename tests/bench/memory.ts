@@ -5,7 +5,7 @@
 // `npm run preview` (npm start without the build, so dist/ must exist) on ports of its own.
 // Prints figures, never fails on them.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,7 +85,10 @@ async function measure(label: string, dataDir: string): Promise<string> {
   });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk));
-  const answered = await firstAnswer(`http://127.0.0.1:${apiPort}`, spawned);
+  const exited = new Promise<never>((_, failed) =>
+    child.once("exit", (code) => failed(new Error(`npm start exited (${code}) before it answered`))),
+  );
+  const answered = await Promise.race([firstAnswer(`http://127.0.0.1:${apiPort}`, spawned), exited]);
   await new Promise<void>((ready) => {
     const check = () => (output.includes("Site:") ? ready() : setTimeout(check, 5));
     check();
@@ -107,7 +110,10 @@ async function measure(label: string, dataDir: string): Promise<string> {
 }
 
 if (!existsSync("dist/index.html")) throw new Error("No build in dist/: run `npm run build` first.");
-const dataDir = join(mkdtempSync(join(tmpdir(), "memory-bench-")), "data");
+const root = mkdtempSync(join(tmpdir(), "memory-bench-"));
+// As root, PostgreSQL runs as the postgres user, who must pass through to the data folder.
+chmodSync(root, 0o711);
+const dataDir = join(root, "data");
 try {
   console.log(`\`npm start\` (without the build): time to the API's first answer, then resident memory:\n`);
   console.log(
@@ -117,5 +123,5 @@ try {
   console.log(await measure("new", dataDir));
   console.log(await measure("existing", dataDir));
 } finally {
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
 }

@@ -23,6 +23,7 @@ import {
 import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { DataFolderUnusableError } from "./data-folder.ts";
 
 /** The superuser a cluster is created with, as on Supabase. */
 export const SUPERUSER = "supabase_admin";
@@ -166,9 +167,13 @@ function clearAbandonedThrowaways(): void {
     const pid = Number(/^local-supabase-throwaway-(\d+)-/.exec(name)?.[1]);
     if (!pid || isRunning(pid)) continue;
     const folder = join(tmpdir(), name);
-    const orphan = postmasterOf(join(folder, "cluster"));
-    if (orphan) process.kill(orphan, "SIGQUIT");
-    rmSync(folder, { recursive: true, force: true });
+    try {
+      const orphan = postmasterOf(join(folder, "cluster"));
+      if (orphan) process.kill(orphan, "SIGQUIT");
+      rmSync(folder, { recursive: true, force: true });
+    } catch {
+      // Another user's: theirs to clear.
+    }
   }
 }
 
@@ -228,7 +233,7 @@ function serverOwner(): { uid: number; gid: number } | undefined {
 function refuseUnreachable(folder: string, owner: { uid: number; gid: number }): void {
   const reach = spawnSync("sh", ["-c", 'cd "$1"', "sh", dirname(folder)], owner);
   if (reach.status === 0) return;
-  throw new Error(
+  throw new DataFolderUnusableError(
     `PostgreSQL refuses to run as root, so it runs as the postgres user, who cannot reach ${folder}: ` +
       "a folder on the way is closed to other users. Run as an ordinary user, or choose a data " +
       "folder others may pass through (SUPABASE_DATA_DIR).",

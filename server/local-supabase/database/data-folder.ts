@@ -39,6 +39,9 @@ export class DataFolderLockedError extends Error {
   }
 }
 
+/** A data folder the local backend cannot use, and why; nothing in it has been changed. */
+export class DataFolderUnusableError extends Error {}
+
 export interface DataFolderLock {
   release(): void;
 }

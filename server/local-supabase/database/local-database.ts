@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startCluster, startThrowawayCluster, type PostgresCluster } from "./cluster.ts";
-import { dataFolder, lockDataFolder } from "./data-folder.ts";
+import { dataFolder, DataFolderUnusableError, lockDataFolder } from "./data-folder.ts";
 import type { Database } from "./database.ts";
 import { connectPool } from "./pool.ts";
 import { LOGIN_ROLE, OWNER, setUpSupabaseProject } from "./supabase-project.ts";
@@ -67,7 +67,7 @@ export async function openLocalDatabase({
 /** The cluster's folder in a data folder; one the previous engine (PGlite) left is refused. */
 function clusterFolder(folder: string): string {
   if (existsSync(join(folder, "PG_VERSION"))) {
-    throw new Error(
+    throw new DataFolderUnusableError(
       `The data folder ${folder} holds a database of the previous embedded engine (PGlite), which ` +
         "PostgreSQL cannot open. Export its sign-ups with the version of the project that wrote it " +
         "(`npm run sign-ups -- export`), then give this one another folder with SUPABASE_DATA_DIR.",
