@@ -18,7 +18,8 @@ import {
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { connectPool } from "../../server/local-supabase/database/pool.ts";
 import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { npmScriptArgs } from "../npm-script.ts";
@@ -61,7 +62,11 @@ function freePort(): Promise<number> {
  */
 async function startBackendProcess(
   dataDir: string,
-  { nodeFlags = [], user }: { nodeFlags?: string[]; user?: { uid: number; gid: number } } = {},
+  {
+    nodeFlags = [],
+    user,
+    env = {},
+  }: { nodeFlags?: string[]; user?: { uid: number; gid: number }; env?: Record<string, string> } = {},
 ): Promise<Running> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeFlags, ...npmScriptArgs("backend")], {
@@ -73,6 +78,7 @@ async function startBackendProcess(
       SUPABASE_API_PORT: String(port),
       PUBLIC_SUPABASE_URL: `http://127.0.0.1:${port}`,
       SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -220,6 +226,28 @@ describe.runIf(process.getuid?.() === 0)("an ordinary user", () => {
     expect(owner.stdout.trim()).toBe("nobody");
     backend.child.kill("SIGINT");
     expect(await backend.exited).toBe(0);
+  });
+});
+
+describe("SUPABASE_DB_URL", () => {
+  it("points the backend at another PostgreSQL set up as a Supabase project, with no server of its own", async () => {
+    // The run's server, where a copy of the migrated template stands in for that project.
+    const { host, port, template } = inject("postgres");
+    const name = `elsewhere_${process.pid}`;
+    const cluster = connectPool({ url: `postgres://postgres@${host}:${port}/postgres`, poolSize: 1 });
+    await cluster
+      .exec(`create database ${name} template ${template} owner postgres`)
+      .finally(() => cluster.close());
+    const dataDir = join(root, "unused");
+
+    const backend = await startBackendProcess(dataDir, {
+      env: { SUPABASE_DB_URL: `postgres://authenticator@${host}:${port}/${name}` },
+    });
+    expect(backend.output()).toContain(`Data:  PostgreSQL at ${host}:${port}`);
+    const email = uniqueEmail("elsewhere");
+    expect((await signUp(backend.url, email)).status).toBe(201);
+    expect(await listed(backend.url)).toContain(email);
+    expect(existsSync(dataDir), "no data folder, no server of its own").toBe(false);
   });
 });
 
