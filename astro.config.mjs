@@ -6,13 +6,13 @@ import { defineConfig, envField } from "astro/config";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import intentModules from "./src/integrations/intent-modules.ts";
-import { LOCAL_PUBLISHABLE_KEY } from "./server/backend/keys.ts";
 import {
   readEnvironment,
   refuseSecretKeysInPublicVariables,
   siteUrl,
   supabaseUrl,
-} from "./server/environment.ts";
+} from "./src/environment.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "./src/local-supabase.ts";
 
 /** The environment as astro:env reads it: the process's own variables, then `.env` files. */
 const env = readEnvironment();
@@ -20,9 +20,9 @@ const env = readEnvironment();
 // PUBLIC_ variables end up in the pages: a secret key there would hand the list to anyone.
 refuseSecretKeysInPublicVariables(env);
 
-// The local defaults are the Supabase CLI's, so a build works against `supabase start` and
-// against the embedded backend (`server/`) without any configuration; the URL follows
-// SUPABASE_API_PORT, where `npm start` runs that backend.
+// The local defaults are the Supabase CLI's (src/local-supabase.ts), so a build works against
+// `supabase start` and against the local backend `npm start` runs without any configuration; the
+// URL follows SUPABASE_API_PORT, where `npm start` runs that backend.
 const SUPABASE_URL = supabaseUrl(env);
 
 /** Where the page may send sign-ups. */
@@ -45,7 +45,7 @@ function sonnerStyleHash() {
 
 /**
  * The site's public address (`site`): SITE_URL, which a build for a Supabase project elsewhere
- * must be given (server/environment.ts says so and stops it); a hook, to know it is a build.
+ * must be given (src/environment.ts says so and stops it); a hook, to know it is a build.
  */
 /** @type {import("astro").AstroIntegration} */
 const siteAddress = {

@@ -28,9 +28,9 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    // The production build served as `npm start` serves it, with the embedded backend in
-    // memory (so each run starts empty), on the tests' own ports. Every setting it reads is in
-    // the environment useTestEnvironment() set, which it inherits.
+    // The production build served as `npm start` serves it, with the local backend on a
+    // throwaway database (so each run starts empty), on the tests' own ports. Every setting it
+    // reads is in the environment useTestEnvironment() set, which it inherits.
     command: `node server/start.ts --dist ${dist}${process.env.E2E_PREBUILT ? " --no-build" : ""}`,
     url: siteUrl,
     // Never a server someone else started: its data and its build are not the tests' to touch.
@@ -38,5 +38,8 @@ export default defineConfig({
     timeout: 120_000,
     stdout: "ignore",
     stderr: "pipe",
+    // Stopped as Ctrl-C stops it, so that it stops its database server and removes its folder
+    // (the server runs in a process group of its own, which a kill of npm start's would miss).
+    gracefulShutdown: { signal: "SIGINT", timeout: 10_000 },
   },
 });

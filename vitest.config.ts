@@ -1,28 +1,10 @@
 // @ts-check
 import { defineConfig } from "vitest/config";
-import { postgresTierRuns, TIER_SKIPPED_WARNING } from "./tests/backend/postgres/server.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, handed down to every worker and every
 // process a test starts (tests/test-environment.ts).
 useTestEnvironment();
-
-/** Backend tests of one engine only: PGlite's data folder and process, and code with no database. */
-const PGLITE_ONLY = [
-  "tests/backend/persistence.test.ts",
-  "tests/backend/data-folder.test.ts",
-  "tests/backend/backend-process.test.ts",
-  "tests/backend/jwt.test.ts",
-];
-
-// The real-PostgreSQL tier needs a server's binaries. A laptop without them skips it, loudly;
-// CI never does (its set-up then fails and says what is missing).
-const withPostgres = postgresTierRuns();
-// Vitest may evaluate this file more than once per run: one warning is enough.
-if (!withPostgres && !process.env.POSTGRES_TIER_WARNED) {
-  process.env.POSTGRES_TIER_WARNED = "1";
-  console.warn(`\n${TIER_SKIPPED_WARNING}\n`);
-}
 
 export default defineConfig({
   test: {
@@ -37,32 +19,18 @@ export default defineConfig({
         esbuild: { jsx: "automatic" },
       },
       {
-        // The embedded Supabase backend, driven through supabase-js over real HTTP.
+        // The local Supabase backend, driven through supabase-js over real HTTP, on a real
+        // PostgreSQL server with real concurrent connections, set up as a hosted Supabase
+        // project is (tests/backend/postgres/).
         test: {
           name: "backend",
           include: ["tests/backend/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["tests/backend/postgres/setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
       },
-      ...(withPostgres
-        ? [
-            {
-              // The same contract on a real PostgreSQL server with real concurrent connections,
-              // set up as a hosted Supabase project is (tests/backend/postgres/).
-              test: {
-                name: "backend-postgres",
-                include: ["tests/backend/**/*.test.ts"],
-                exclude: PGLITE_ONLY,
-                environment: "node",
-                globalSetup: ["tests/backend/postgres/setup.ts"],
-                testTimeout: 30_000,
-                hookTimeout: 60_000,
-              },
-            },
-          ]
-        : []),
       {
         // The static host `npm start` serves the build with, and the build it serves.
         test: {

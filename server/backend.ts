@@ -1,12 +1,14 @@
-// `npm run backend`: the embedded Supabase backend on its own, on the Supabase CLI's address,
+// `npm run backend`: the local Supabase backend on its own, on the Supabase CLI's address,
 // with its data in SUPABASE_DATA_DIR (default .data/). Ctrl-C stops it with the data flushed.
-import { describeApi, startEmbeddedBackend } from "./config.ts";
+import { describeApi, startLocalBackendOrExit } from "./local-backend.ts";
 import { onShutdown } from "./processes.ts";
+import { localSettingsOrExit } from "./settings.ts";
 
-const backend = await startEmbeddedBackend();
+const settings = localSettingsOrExit();
+const backend = await startLocalBackendOrExit(settings);
 
 console.log(`
-${describeApi(backend)}
+${describeApi(settings, backend)}
   Publishable key:           ${backend.publishableKey}
   Secret key:                ${backend.secretKey}
   anon key (legacy):         ${backend.anonKey}

@@ -1,10 +1,12 @@
-// `npm run dev`: Astro's dev server, with the embedded Supabase backend beside it unless the
+// `npm run dev`: Astro's dev server, with the local Supabase backend beside it unless the
 // site is configured for a real Supabase project.
-import { describeApi, startLocalBackend } from "./config.ts";
+import { describeApi, startLocalBackendOrExit } from "./local-backend.ts";
 import { astro, exited, onShutdown } from "./processes.ts";
+import { localSettingsOrExit } from "./settings.ts";
 
-const backend = await startLocalBackend();
-console.log(`\n${describeApi(backend)}\n`);
+const settings = localSettingsOrExit();
+const backend = settings.usesLocalBackend ? await startLocalBackendOrExit(settings) : null;
+console.log(`\n${describeApi(settings, backend)}\n`);
 
 const dev = astro("dev", ...process.argv.slice(2));
 onShutdown(async () => {

@@ -1,12 +1,13 @@
-// `npm start`: build the site, then serve it as a static host would, with the embedded
+// `npm start`: build the site, then serve it as a static host would, with the local
 // Supabase backend beside it unless the site is configured for a real Supabase project.
 // `--no-build` serves the existing build (`npm run preview`); `--dist <folder>` builds into and
 // serves another folder than dist/ (the tests' own).
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { describeApi, SITE_HOST, SITE_PORT, startLocalBackend } from "./config.ts";
+import { describeApi, startLocalBackendOrExit } from "./local-backend.ts";
 import { astro, exited, onShutdown } from "./processes.ts";
+import { localSettingsOrExit } from "./settings.ts";
 import { createStaticHost } from "./static-host.ts";
 
 const { values: options } = parseArgs({
@@ -14,8 +15,11 @@ const { values: options } = parseArgs({
 });
 const dist = resolve(options.dist);
 
+const settings = localSettingsOrExit();
+const { sitePort: SITE_PORT, siteHost: SITE_HOST } = settings;
+
 // The backend first: a second `npm start` stops here, before building over the first one's site.
-const backend = await startLocalBackend();
+const backend = settings.usesLocalBackend ? await startLocalBackendOrExit(settings) : null;
 
 // The site's port is taken before the build, so that a port in use stops us at once. Requests
 // that arrive during the build wait for it.
@@ -62,5 +66,5 @@ buildDone();
 
 const shownHost = SITE_HOST === "127.0.0.1" || SITE_HOST === "::1" ? "localhost" : SITE_HOST;
 console.log(
-  `\n  Site:  http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${SITE_PORT}\n${describeApi(backend)}\n`,
+  `\n  Site:  http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${SITE_PORT}\n${describeApi(settings, backend)}\n`,
 );

@@ -1,7 +1,7 @@
 // A copy of the project in a temporary folder, for tests that change it or run its commands as
 // a developer would, without touching this one.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
@@ -13,6 +13,9 @@ const PROJECT = resolve(import.meta.dirname, "..");
  */
 export function copyProject(prefix: string): string {
   const copy = mkdtempSync(join(tmpdir(), prefix));
+  // As root, the local backend's PostgreSQL runs as the postgres user, who must pass through to
+  // the copy's data folder.
+  chmodSync(copy, 0o711);
   const { stdout } = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     cwd: PROJECT,
     encoding: "utf8",

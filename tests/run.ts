@@ -1,14 +1,13 @@
 // `npm test`: build the site once, then run every suite against that build: units, the
-// embedded backend's contract and the size budget (Vitest), then the browser tests (Playwright).
+// local backend's contract and the size budget (Vitest), then the browser tests (Playwright).
 // Ends with one line counting every test: "N passed, N failed".
 //
 // Everything runs in a world of its own (tests/test-environment.ts): its own ports, its own
-// build folder, an in-memory database, whatever `.env` says and whatever else is running.
+// build folder, a throwaway database, whatever `.env` says and whatever else is running.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { packageBin } from "../server/processes.ts";
-import { postgresTierRuns, TIER_SKIPPED_WARNING } from "./backend/postgres/server.ts";
 import { useTestEnvironment } from "./test-environment.ts";
 
 const { dist } = useTestEnvironment();
@@ -50,5 +49,3 @@ const passed = vitest.numPassedTests + stats.expected + stats.flaky;
 const failed = vitest.numFailedTests + stats.unexpected;
 const skipped = vitest.numPendingTests + vitest.numTodoTests + stats.skipped;
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
-// vitest.config.ts leaves the tier out on such a machine; say so where the run ends, too.
-if (!postgresTierRuns()) console.warn(TIER_SKIPPED_WARNING);

@@ -1,5 +1,5 @@
 // The world every test runs in, and nothing of the developer's: free ports of its own for the
-// site and its backend, a build folder of its own, an in-memory database. Every setting the
+// site and its backend, a build folder of its own, a throwaway database. Every setting the
 // project reads is set here explicitly, so that a `.env` (which the commands read after the
 // process's own environment) can move nothing, and a running `npm start` is never reused.
 //
@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCAL_PUBLISHABLE_KEY } from "../server/backend/keys.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../src/local-supabase.ts";
 
 export interface TestEnvironment {
   /** Where the site is served: http://127.0.0.1:<free port>. */
   siteUrl: string;
-  /** Where the embedded backend answers, and the build sends sign-ups. */
+  /** Where the local backend answers, and the build sends sign-ups. */
   apiUrl: string;
   /** The build the tests serve and read. */
   dist: string;
@@ -62,7 +62,7 @@ function settings(folder: string, sitePort: number, apiPort: number): Record<str
     SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
     // The owner's command then uses the local stack's key, whatever `.env` holds for a project.
     SUPABASE_SECRET_KEY: "",
-    // Empty counts as unset (server/environment.ts), and overrides whatever `.env` says.
+    // Empty counts as unset (src/environment.ts), and overrides whatever `.env` says.
     SUPABASE_DB_URL: "",
   };
 }

@@ -7,7 +7,7 @@ import { basename, dirname, join } from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { isValidEmail, normalizeEmail } from "../../src/lib/early-access.ts";
-import { ConfigurationError } from "../environment.ts";
+import { ConfigurationError } from "../../src/environment.ts";
 import { OwnerCommandError, signUpsApi, type SignUps } from "./api.ts";
 import { connect } from "./connection.ts";
 import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";

@@ -1,21 +1,20 @@
 // Where the owner's command finds the sign-ups, and with which key. A real project: its URL and
-// SUPABASE_SECRET_KEY. Locally, no configuration: the local secret key, and the embedded backend
+// SUPABASE_SECRET_KEY. Locally, no configuration: the local secret key, and the local backend
 // that is already running (`npm start`, `npm run dev`, `npm run backend`), or else one started
 // on the data folder for the length of the command, so that the folder keeps a single owner.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
-import { DataDirLockedError } from "../backend/database/data-dir-lock.ts";
-import type { Backend } from "../backend/index.ts";
-import { LOCAL_SECRET_KEY } from "../backend/keys.ts";
-import { DATA_DIR, mayServeThisProject, openEmbeddedBackend } from "../config.ts";
 import {
   isLoopback,
   isSecretKey,
   jwtRole,
   readEnvironment,
-  supabaseUrl,
-  usesLocalBackend,
   type Environment,
-} from "../environment.ts";
+} from "../../src/environment.ts";
+import { mayServeThisProject, startLocalBackend } from "../local-backend.ts";
+import { DataFolderLockedError } from "../local-supabase/database/data-folder.ts";
+import type { Backend } from "../local-supabase/index.ts";
+import { LOCAL_SECRET_KEY } from "../local-supabase/keys.ts";
+import { readLocalSettings, type LocalSettings } from "../settings.ts";
 import { OwnerCommandError, type Target } from "./api.ts";
 
 export interface Connection extends Target {
@@ -30,15 +29,16 @@ const SECRET_KEY_VARIABLE = "SUPABASE_SECRET_KEY";
 const STARTING_BACKEND_WAIT_MS = 30_000;
 
 export async function connect(env: Environment = readEnvironment()): Promise<Connection> {
-  const url = supabaseUrl(env);
-  const local = usesLocalBackend(env);
+  const settings = readLocalSettings(env);
+  const url = settings.supabaseUrl;
+  const local = settings.usesLocalBackend;
   const { key, keySource } = secretKey(env, local);
   if (new URL(url).protocol !== "https:" && !isLoopback(new URL(url))) {
     throw new OwnerCommandError(
       `PUBLIC_SUPABASE_URL (${url}) is not https: the secret key is not sent over an unencrypted connection.`,
     );
   }
-  const backend = local ? await localBackend(url) : null;
+  const backend = local ? await localBackend(settings) : null;
   const client = createClient(url, key, { auth: { persistSession: false, autoRefreshToken: false } });
   return { client, url, keySource, close: async () => void (await backend?.close()) };
 }
@@ -65,19 +65,20 @@ function secretKey(env: Environment, local: boolean): { key: string; keySource: 
 }
 
 /**
- * The embedded backend at `url`: the one answering there, or one this process starts on the
+ * The local backend at the settings' URL: the one answering there, or one this process starts on the
  * data folder. A backend still starting (it holds the folder, but does not answer yet) is
  * waited for.
  */
-async function localBackend(url: string): Promise<Backend | null> {
-  if (await answers(url)) return thisProjects(url);
+async function localBackend(settings: LocalSettings): Promise<Backend | null> {
+  const url = settings.supabaseUrl;
+  if (await answers(url)) return thisProjects(settings);
   try {
     // Its log lines (migrations applied, requests) would mix with the data on stdout.
-    return await openEmbeddedBackend(() => {});
+    return await startLocalBackend(settings, () => {});
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE" && (await answers(url)))
-      return thisProjects(url);
-    if (!(error instanceof DataDirLockedError)) throw error;
+      return thisProjects(settings);
+    if (!(error instanceof DataFolderLockedError)) throw error;
     const deadline = Date.now() + STARTING_BACKEND_WAIT_MS;
     while (Date.now() < deadline) {
       await new Promise((resume) => setTimeout(resume, 250));
@@ -91,11 +92,11 @@ async function localBackend(url: string): Promise<Backend | null> {
  * No backend (null: use the one answering at `url`) if it may be this project's; refused if it
  * cannot be, before anything is read or removed in the wrong list.
  */
-function thisProjects(url: string): null {
-  if (mayServeThisProject()) return null;
+function thisProjects(settings: LocalSettings): null {
+  if (mayServeThisProject(settings)) return null;
   throw new OwnerCommandError(
-    `A backend answers at ${url}, but no process holds this project's data folder ` +
-      `(${DATA_DIR}): it serves another folder or project, and its sign-ups are not these. ` +
+    `A backend answers at ${settings.supabaseUrl}, but no process holds this project's data folder ` +
+      `(${settings.dataDir}): it serves another folder or project, and its sign-ups are not these. ` +
       "Stop it, or set SUPABASE_API_PORT and SUPABASE_DATA_DIR to the backend you mean.",
   );
 }

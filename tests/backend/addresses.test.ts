@@ -3,7 +3,7 @@
 // trimming and lowercasing; at most 254 characters), and phones of at most 32 characters with
 // nothing invisible in them. Anything else is refused with 400 and nothing is stored.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "../../server/backend/index.ts";
+import type { Backend } from "../../server/local-supabase/index.ts";
 import { rest, startTestBackend, uniqueEmail } from "./helpers.ts";
 
 let backend: Backend;

@@ -1,8 +1,7 @@
-// Many sign-ups at once, as Supabase serves them: on the real server, requests run
-// concurrently over a pool of connections; on PGlite they take turns. Either way no write is
-// lost, and one address wins exactly once.
+// Many sign-ups at once, as Supabase serves them: requests run concurrently over a pool of
+// connections. No write is lost, and one address wins exactly once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "../../server/backend/index.ts";
+import type { Backend } from "../../server/local-supabase/index.ts";
 import { clientFor, DUPLICATE_MESSAGE, startTestBackend, uniqueEmail } from "./helpers.ts";
 
 let backend: Backend;

@@ -1,13 +1,13 @@
 // The database behind the endpoint: Supabase's roles, and each request run as PostgREST runs it
 // (its own transaction, the role's own settings, the request's details as settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../../server/backend/database/database.ts";
+import type { Database } from "../../server/local-supabase/database/database.ts";
 import {
   createRequestRunner,
   type RequestContext,
   type RequestRunner,
-} from "../../server/backend/request-transaction.ts";
-import { loadSchemaCache } from "../../server/backend/schema-cache.ts";
+} from "../../server/local-supabase/postgrest/query/transaction.ts";
+import { loadSchemaCache } from "../../server/local-supabase/postgrest/schema-cache.ts";
 import { openTestDatabase } from "./helpers.ts";
 
 // `db` is what the endpoint runs on; on the real server, one connection, so that a request
@@ -62,8 +62,7 @@ describe("Supabase's roles", () => {
 
 describe("a request", () => {
   it.each([
-    // Supabase's 3 s for the public key. PGlite (single-threaded WASM, no timer signals)
-    // accepts the setting but cannot cancel a running statement, so only the setting is checked.
+    // Supabase's 3 s for the public key (the setting is checked, not a 3-second wait).
     ["anon", "3s"],
     // 8 s for signed-in users.
     ["authenticated", "8s"],
@@ -134,7 +133,7 @@ describe("a request", () => {
     const { rows } = await db.query<{ user: string; login: string; claims: string | null }>(
       "select current_user as user, session_user as login, current_setting('request.jwt.claims', true) as claims",
     );
-    // Back to the role the connection logged in as (postgres on PGlite, authenticator on a server).
+    // Back to the role the connection logged in as: authenticator.
     expect(rows[0]!.user).toBe(rows[0]!.login);
     expect(rows[0]!.claims || null).toBeNull();
   });

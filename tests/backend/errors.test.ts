@@ -1,8 +1,7 @@
-// Every row of the error table in the wire contract (shared/notes/supabase-wire-contract.md §3):
-// PostgREST's status, code and exact message, with details and hint as Postgres leaves them.
+// The errors the site and the owner's command can meet, each answered with PostgREST's status, code and exact message, with details and hint as Postgres leaves them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "../../server/backend/index.ts";
-import { fromPostgresError } from "../../server/backend/errors.ts";
+import type { Backend } from "../../server/local-supabase/index.ts";
+import { fromPostgresError } from "../../server/local-supabase/postgrest/errors.ts";
 import { rest, signJwt, startTestBackend, uniqueEmail, type RestCall } from "./helpers.ts";
 
 let backend: Backend;

@@ -1,24 +1,20 @@
-// Shared set-up for the backend tests: a fresh database on whichever engine this test project
-// runs on (PGlite in memory, or a copy of the migrated template on the real PostgreSQL server),
-// the backend on a free port, supabase-js clients for its keys, raw REST calls for what
-// supabase-js cannot express, and tokens signed on the spot.
+// Shared set-up for the backend tests: a fresh database (a copy of the migrated template on the
+// run's PostgreSQL server, postgres/setup.ts), the backend on a free port over it, supabase-js
+// clients for its keys, raw REST calls for what supabase-js cannot express, and tokens signed
+// on the spot.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { createServer } from "node:net";
 import { inject } from "vitest";
-import type { Database } from "../../server/backend/database/database.ts";
-import { openPGlite } from "../../server/backend/database/pglite.ts";
-import { connectPostgres } from "../../server/backend/database/postgres.ts";
-import { startBackend, type Backend } from "../../server/backend/index.ts";
-import { LOCAL_JWT_SECRET } from "../../server/backend/keys.ts";
+import type { Database } from "../../server/local-supabase/database/database.ts";
+import { connectPool } from "../../server/local-supabase/database/pool.ts";
+import { startLocalSupabase, type Backend } from "../../server/local-supabase/index.ts";
+import { LOCAL_JWT_SECRET } from "../../server/local-supabase/keys.ts";
 import { LIFT_SIGN_UP_LIMITS_FILE } from "../test-environment.ts";
 
 const postgres = inject("postgres");
-
-/** Which engine this test project runs the backend on. */
-export const engine = postgres ? "postgres" : "pglite";
 
 export { LIFT_SIGN_UP_LIMITS_FILE };
 
@@ -26,7 +22,7 @@ export { LIFT_SIGN_UP_LIMITS_FILE };
 const LIFT_SIGN_UP_LIMITS = readFileSync(LIFT_SIGN_UP_LIMITS_FILE, "utf8");
 
 export interface TestDatabase {
-  /** What the endpoint runs on: PGlite, or a pool logged in as PostgREST logs in (authenticator). */
+  /** What the endpoint runs on: a pool logged in as PostgREST logs in (authenticator). */
   database: Database;
   /** The project's owner (`postgres`), to look behind the API; closed with `database`. */
   owner: Database;
@@ -35,7 +31,7 @@ export interface TestDatabase {
 export interface TestDatabaseOptions {
   /** SQL run as the owner once the database exists; null for none. */
   seed?: string | null;
-  /** Connections in the endpoint's pool, on the real server. */
+  /** Connections in the endpoint's pool. */
   poolSize?: number;
 }
 
@@ -43,20 +39,16 @@ export async function openTestDatabase({
   seed = LIFT_SIGN_UP_LIMITS,
   poolSize = 10,
 }: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  if (!postgres) {
-    const database = await openPGlite({ dataDir: null, seed: seed ?? undefined });
-    return { database, owner: database };
-  }
   const url = (user: string, database: string) =>
     `postgres://${user}@${postgres.host}:${postgres.port}/${database}`;
   const name = `test_${randomUUID().replaceAll("-", "")}`;
-  const cluster = connectPostgres({ url: url("postgres", "postgres"), poolSize: 1 });
+  const cluster = connectPool({ url: url("postgres", "postgres"), poolSize: 1 });
   await cluster
     .exec(`create database ${name} template ${postgres.template} owner postgres`)
     .finally(() => cluster.close());
-  const owner = connectPostgres({ url: url("postgres", name), poolSize: 2 });
+  const owner = connectPool({ url: url("postgres", name), poolSize: 2 });
   if (seed) await owner.exec(seed);
-  const api = connectPostgres({ url: url("authenticator", name), poolSize });
+  const api = connectPool({ url: url("authenticator", name), poolSize });
   return {
     database: { ...api, close: () => Promise.all([api.close(), owner.close()]).then(() => {}) },
     owner,
@@ -65,24 +57,18 @@ export async function openTestDatabase({
 
 export interface TestBackendOptions extends TestDatabaseOptions {
   log?: (line: string) => void;
-  maxRequestsPerClient?: number;
 }
 
 /** The backend, with the owner of the database it runs on. */
 export type TestBackend = Backend & { owner: Database };
 
-/**
- * The backend on a fresh database, with that database's owner to look behind the API. Its cap
- * on one client's requests at once is lifted unless given: the tests send hundreds at once, all
- * from 127.0.0.1 (the cap has tests of its own).
- */
+/** The backend on a fresh database, with that database's owner to look behind the API. */
 export async function startTestBackend({
   log = () => {},
-  maxRequestsPerClient = Infinity,
   ...options
 }: TestBackendOptions = {}): Promise<TestBackend> {
   const { database, owner } = await openTestDatabase(options);
-  const backend = await startBackend({ database, port: 0, log, maxRequestsPerClient });
+  const backend = await startLocalSupabase({ database, port: 0, log });
   return Object.assign(backend, { owner });
 }
 

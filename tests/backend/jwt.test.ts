@@ -1,7 +1,11 @@
 // HS256 verification as PostgREST does it, and the Supabase CLI's standard local keys.
 import { describe, expect, it } from "vitest";
-import { verifyJwt } from "../../server/backend/jwt.ts";
-import { LOCAL_ANON_KEY, LOCAL_JWT_SECRET, LOCAL_SERVICE_ROLE_KEY } from "../../server/backend/keys.ts";
+import { verifyJwt } from "../../server/local-supabase/gateway/jwt.ts";
+import {
+  LOCAL_ANON_KEY,
+  LOCAL_JWT_SECRET,
+  LOCAL_SERVICE_ROLE_KEY,
+} from "../../server/local-supabase/keys.ts";
 import { signJwt } from "./helpers.ts";
 
 const NOW = 1_900_000_000;

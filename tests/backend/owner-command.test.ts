@@ -1,24 +1,28 @@
 // `npm run sign-ups -- <verb>`, the owner's command, run as the owner runs it (a process of its
 // own, its settings from the environment): against a project elsewhere (its URL and
-// SUPABASE_SECRET_KEY; on the real-PostgreSQL tier, the endpoint logged in as authenticator
-// stands in for a hosted project), against the local backend while it runs, and with no
-// backend running, when it opens the data folder itself. Failures are one line, change nothing.
+// SUPABASE_SECRET_KEY; the endpoint logged in as authenticator stands in for a hosted
+// project), against the local backend while it runs, and with no backend running, when it
+// opens the data folder itself. Failures are one line, change nothing.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../../server/backend/database/database.ts";
-import { openPGlite } from "../../server/backend/database/pglite.ts";
-import { startBackend, type Backend } from "../../server/backend/index.ts";
-import { LOCAL_ANON_KEY, LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
+import type { Database } from "../../server/local-supabase/database/database.ts";
+import { LOCK_FILE } from "../../server/local-supabase/database/data-folder.ts";
+import { openLocalDatabase } from "../../server/local-supabase/database/local-database.ts";
+import { startLocalSupabase, type Backend } from "../../server/local-supabase/index.ts";
+import { LOCAL_ANON_KEY } from "../../server/local-supabase/keys.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { normalizeSignUp } from "../../src/lib/early-access.ts";
 import { register } from "../../src/lib/register.ts";
 import { npmScriptArgs, runNpmScript, type ScriptRun } from "../npm-script.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
-import { clientFor, engine, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase } from "./helpers.ts";
+import { clientFor, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase } from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "owner-command-"));
+// As root, PostgreSQL runs as the postgres user, who must pass through to the data folders here.
+chmodSync(root, 0o711);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /**
@@ -41,10 +45,10 @@ function signUps(args: string[], settings: Record<string, string>): Promise<Scri
 }
 
 /**
- * The settings of a local backend running in memory on `backend`'s port (as the tests' backends
- * do): in memory, nothing tells which project it serves, so the command takes it as this one's.
+ * The settings of a local backend on a throwaway database on `backend`'s port (as the tests'
+ * backends are): there, nothing tells which project it serves, so the command takes it as this one's.
  */
-const inMemoryAt = (backend: Backend) => ({
+const throwawayAt = (backend: Backend) => ({
   SUPABASE_API_PORT: new URL(backend.url).port,
   SUPABASE_DATA_DIR: "memory://",
 });
@@ -90,7 +94,7 @@ async function storedEmails(owner: Database): Promise<string[]> {
 
 describe.each([
   {
-    // On the real-PostgreSQL tier, this is the hosted project's stand-in.
+    // The endpoint logged in as authenticator is the hosted project's stand-in.
     name: "a Supabase project elsewhere (its URL and SUPABASE_SECRET_KEY)",
     settings: (backend: Backend) => ({
       PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),
@@ -98,8 +102,8 @@ describe.each([
     }),
   },
   {
-    name: "the local backend while it runs in memory (no configuration but its port)",
-    settings: inMemoryAt,
+    name: "the local backend while it runs on a throwaway database (no configuration but its port)",
+    settings: throwawayAt,
   },
 ])("against $name", ({ settings }) => {
   let backend: Backend;
@@ -108,7 +112,7 @@ describe.each([
   beforeAll(async () => {
     let database: Database;
     ({ database, owner } = await openTestDatabase());
-    backend = await startBackend({ database, port: 0, log: () => {} });
+    backend = await startLocalSupabase({ database, port: 0, log: () => {} });
     env = settings(backend);
     await signUpThroughThePage(backend, PEOPLE);
   });
@@ -203,12 +207,12 @@ describe("counting by day", () => {
         ('three-days@example.com', now() - interval '3 days'),
         ('eight-days@example.com', now() - interval '8 days'),
         ('last-year@example.com', now() - interval '1 year')`);
-    backend = await startBackend({ database, port: 0, log: () => {} });
+    backend = await startLocalSupabase({ database, port: 0, log: () => {} });
   });
   afterAll(() => backend?.close());
 
   it("counts today from local midnight, and the last 7 days as 7 × 24 hours", async () => {
-    const run = await signUps(["count"], inMemoryAt(backend));
+    const run = await signUps(["count"], throwawayAt(backend));
     expect(run.stdout).toBe(
       "4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n0 marked for review\n",
     );
@@ -216,7 +220,7 @@ describe("counting by day", () => {
 
   it("lists from --since on", async () => {
     const since = new Date(Date.now() - 5 * 24 * 3600 * 1000).toISOString().slice(0, 10);
-    const run = await signUps(["list", "--since", since], inMemoryAt(backend));
+    const run = await signUps(["list", "--since", since], throwawayAt(backend));
     expect(run.stdout).toContain("now@example.com");
     expect(run.stdout).toContain("three-days@example.com");
     expect(run.stdout).not.toContain("eight-days@example.com");
@@ -235,12 +239,12 @@ describe("sign-ups marked for review", () => {
     let database: Database;
     // The migrations' limits, not lifted.
     ({ database, owner } = await openTestDatabase({ seed: null }));
-    backend = await startBackend({ database, port: 0, log: () => {} });
+    backend = await startLocalSupabase({ database, port: 0, log: () => {} });
     await signUpThroughThePage(backend, crowd);
   });
   afterAll(() => backend?.close());
 
-  const env = () => inMemoryAt(backend);
+  const env = () => throwawayAt(backend);
 
   it("count says how many are marked", async () => {
     const run = await signUps(["count"], env());
@@ -318,7 +322,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
   beforeAll(async () => {
     let database: Database;
     ({ database, owner } = await openTestDatabase());
-    backend = await startBackend({ database, port: 0, log: () => {} });
+    backend = await startLocalSupabase({ database, port: 0, log: () => {} });
     await signUpThroughThePage(backend, [{ email: "stays@example.com", phone: null }]);
   });
   afterAll(() => backend?.close());
@@ -384,9 +388,9 @@ describe("failures: one line, exit status 1, nothing changed", () => {
   it("a project without the table names the migration to push", async () => {
     const { database, owner: other } = await openTestDatabase();
     await other.exec("drop table public.early_access cascade");
-    const empty = await startBackend({ database, port: 0, log: () => {} });
+    const empty = await startLocalSupabase({ database, port: 0, log: () => {} });
     try {
-      const run = await signUps(["count"], inMemoryAt(empty));
+      const run = await signUps(["count"], throwawayAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
         /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/20261122000000_create_early_access\.sql\.\n$/,
@@ -402,18 +406,21 @@ describe("failures: one line, exit status 1, nothing changed", () => {
     [["remove", "nobody"], /"nobody" is not an email address/],
     [["erase", "x"], /unknown command 'erase'/],
   ])("%j is refused before anything is sent", async (args, message) => {
-    await expectFailure(args, inMemoryAt(backend), message);
+    await expectFailure(args, throwawayAt(backend), message);
   });
 });
 
-describe.skipIf(engine !== "pglite")("with no backend running", () => {
+describe("with no backend running", () => {
   const dataDir = join(root, "data");
   const settings = () => ({ SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(freePorts(1)[0]) });
 
   beforeAll(async () => {
     // What `npm start` left behind: a data folder with three sign-ups made through the page.
-    const database = await openPGlite({ dataDir, seed: readFileSync(LIFT_SIGN_UP_LIMITS_FILE, "utf8") });
-    const backend = await startBackend({ database, port: 0, log: () => {} });
+    const database = await openLocalDatabase({
+      dataDir,
+      seed: readFileSync(LIFT_SIGN_UP_LIMITS_FILE, "utf8"),
+    });
+    const backend = await startLocalSupabase({ database, port: 0, log: () => {} });
     await signUpThroughThePage(backend, PEOPLE);
     await backend.close();
   });
@@ -438,11 +445,11 @@ describe.skipIf(engine !== "pglite")("with no backend running", () => {
     );
     expect((await signUps(["count"], settings())).stdout).toMatch(/^2 sign-ups\n/);
     // The folder is free again: its lock went with the command.
-    expect(existsSync(join(dataDir, "embedded-backend.lock"))).toBe(false);
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   });
 });
 
-describe.skipIf(engine !== "pglite")("while `npm run backend` is still starting", () => {
+describe("while `npm run backend` is still starting", () => {
   it("waits for it to answer instead of opening its data folder too", async () => {
     const dataDir = join(root, "starting");
     const [port] = freePorts(1) as [number];
@@ -458,7 +465,7 @@ describe.skipIf(engine !== "pglite")("while `npm run backend` is still starting"
     });
     try {
       // The folder is taken before the database opens, and a new one takes seconds to create.
-      while (!existsSync(join(dataDir, "embedded-backend.lock"))) await new Promise((r) => setTimeout(r, 20));
+      while (!existsSync(join(dataDir, LOCK_FILE))) await new Promise((r) => setTimeout(r, 20));
       const run = await signUps(["count"], settings);
       expect(run, run.stderr).toMatchObject({ status: 0, stdout: expect.stringMatching(/^0 sign-ups\n/) });
     } finally {
@@ -468,13 +475,16 @@ describe.skipIf(engine !== "pglite")("while `npm run backend` is still starting"
   });
 });
 
-describe.skipIf(engine !== "pglite")("while another project's backend answers at the API port", () => {
+describe("while another project's backend answers at the API port", () => {
   it("is refused, naming the folder, and removes nothing from that backend's list", async () => {
     // `npm start` of another checkout (or the Supabase CLI's own stack, whose local secret key is
     // this one too) holds the port; this project's data folder has no holder.
-    const other = await openPGlite({ dataDir: join(root, "other-project") });
-    await other.exec("insert into public.early_access (email) values ('someone@example.com')");
-    const backend = await startBackend({ database: other, port: 0, log: () => {} });
+    const other = await openLocalDatabase({ dataDir: join(root, "other-project") });
+    await other.transaction(async (tx) => {
+      await tx.exec("set local role service_role");
+      await tx.exec("insert into public.early_access (email) values ('someone@example.com')");
+    });
+    const backend = await startLocalSupabase({ database: other, port: 0, log: () => {} });
     try {
       const run = await signUps(["remove", "someone@example.com"], {
         SUPABASE_API_PORT: new URL(backend.url).port,
@@ -482,7 +492,11 @@ describe.skipIf(engine !== "pglite")("while another project's backend answers at
       });
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(/no process holds this project's data folder \(.*this-project\)/);
-      expect(await storedEmails(other)).toEqual(["someone@example.com"]);
+      const left = await other.transaction(async (tx) => {
+        await tx.exec("set local role service_role");
+        return tx.query<{ email: string }>("select email from public.early_access");
+      });
+      expect(left.rows).toEqual([{ email: "someone@example.com" }]);
     } finally {
       await backend.close();
     }

@@ -4,11 +4,14 @@
 // leaked other visitors' emails and phones. These tests drive PostgREST's own request path
 // (without HTTP in between, so requests follow each other as closely as PostgREST's do).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Database } from "../../server/backend/database/database.ts";
-import { createRestHandler, type RestHandler } from "../../server/backend/postgrest.ts";
-import { createRequestRunner, type RequestRunner } from "../../server/backend/request-transaction.ts";
-import { loadSchemaCache } from "../../server/backend/schema-cache.ts";
-import { engine, openTestDatabase, uniqueEmail } from "./helpers.ts";
+import type { Database } from "../../server/local-supabase/database/database.ts";
+import { createRestHandler, type RestHandler } from "../../server/local-supabase/postgrest/app.ts";
+import {
+  createRequestRunner,
+  type RequestRunner,
+} from "../../server/local-supabase/postgrest/query/transaction.ts";
+import { loadSchemaCache } from "../../server/local-supabase/postgrest/schema-cache.ts";
+import { openTestDatabase, uniqueEmail } from "./helpers.ts";
 
 interface Row {
   email: string;
@@ -74,19 +77,7 @@ function expectOnlyOwnRows(visits: Awaited<ReturnType<typeof visitAtOnce>>) {
 }
 
 describe("a visitor never reads another visitor's sign-up", () => {
-  it.skipIf(engine !== "pglite")(
-    "even when every transaction starts at the same instant (PGlite's clock frozen)",
-    async () => {
-      // Faked: the clock. Transactions that start at the same instant happen on a busy server
-      // by chance; PGlite reads the time from JavaScript's Date, so freezing it makes every
-      // request start at one instant, every time.
-      vi.useFakeTimers({ toFake: ["Date"] });
-      vi.setSystemTime(new Date("2027-06-01T12:00:00Z"));
-      expectOnlyOwnRows(await visitAtOnce(0, 50));
-    },
-  );
-
-  const visitors = engine === "postgres" ? 3000 : 1000;
+  const visitors = 3000;
   it(`with ${visitors} sign-ups and as many anonymous reads, 100 at a time`, async () => {
     const visits = [];
     for (let from = 1000; from < 1000 + visitors; from += 100) visits.push(...(await visitAtOnce(from, 100)));

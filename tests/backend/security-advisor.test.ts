@@ -2,8 +2,8 @@
 // database of each engine: what it would flag on the hosted project must be empty here, and
 // the API roles hold exactly the privileges the site needs, nothing more.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../../server/backend/database/database.ts";
-import { EXPOSED_SCHEMA } from "../../server/backend/schema-cache.ts";
+import type { Database } from "../../server/local-supabase/database/database.ts";
+import { EXPOSED_SCHEMA } from "../../server/local-supabase/postgrest/schema-cache.ts";
 import { openTestDatabase } from "./helpers.ts";
 
 let database: Database;

@@ -7,7 +7,7 @@
 // have, as PostgREST runs them: a transaction as anon with the edge's headers.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Database, Queryable } from "../../server/backend/database/database.ts";
+import type { Database, Queryable } from "../../server/local-supabase/database/database.ts";
 import {
   canSendFrom,
   clientFor,

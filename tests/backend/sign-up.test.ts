@@ -1,7 +1,7 @@
 // What the site's own call does: `supabase.from('early_access').insert(row).select()` with the
 // public (publishable) key, and the answers it gets back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "../../server/backend/index.ts";
+import type { Backend } from "../../server/local-supabase/index.ts";
 import { clientFor, DUPLICATE_MESSAGE, rest, startTestBackend, uniqueEmail } from "./helpers.ts";
 
 let backend: Backend;

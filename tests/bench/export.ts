@@ -1,12 +1,12 @@
 // `npm run bench:export`: how much memory `npm run sign-ups -- export` holds as the list grows
 // from 10,000 to 100,000 sign-ups, and how long it takes: with the backend running in a process
 // of its own (the command is then only the client), and with none running (the command opens the
-// data folder itself, PGlite included). Flat memory is the promise: pages of 1,000 rows, written
+// data folder itself, its PostgreSQL server included). Flat memory is the promise: pages of 1,000 rows, written
 // as they come. Data folders and ports of its own; prints figures, never fails on them.
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPGlite } from "../../server/backend/database/pglite.ts";
+import { openLocalDatabase } from "../../server/local-supabase/database/local-database.ts";
 import { runNpmScript } from "../npm-script.ts";
 import { freePorts } from "../test-environment.ts";
 import { runBackend } from "./support.ts";
@@ -26,7 +26,7 @@ const REPORT_PEAK =
       process.stderr.write("\\npeak-rss-kib=" + peak + "\\n");
     });`);
 
-/** Whatever a .env says: the embedded backend on PGlite, the local keys. */
+/** Whatever a .env says: the local backend on its own server, the local keys. */
 const LOCAL_ONLY = {
   PUBLIC_SUPABASE_URL: "",
   SUPABASE_SECRET_KEY: "",
@@ -35,17 +35,22 @@ const LOCAL_ONLY = {
 };
 
 const root = mkdtempSync(join(tmpdir(), "export-bench-"));
+// As root, PostgreSQL runs as the postgres user, who must pass through to the data folders.
+chmodSync(root, 0o711);
 
 /** A data folder holding `rows` sign-ups, a second apart, a third of them without a phone. */
 async function dataFolder(rows: number): Promise<string> {
   const dataDir = join(root, `data-${rows}`);
-  const db = await openPGlite({ dataDir });
-  await db.exec(`
-    insert into public.early_access (email, phone, created_at)
-    select 'person' || n || '@example.com',
-           case when n % 3 = 0 then null else '+1 555 ' || lpad(n::text, 7, '0') end,
-           timestamptz '2027-01-01 00:00:00+00' + n * interval '1 second'
-      from generate_series(1, ${rows}) n`);
+  const db = await openLocalDatabase({ dataDir });
+  await db.transaction(async (tx) => {
+    await tx.exec("set local role service_role");
+    await tx.exec(`
+      insert into public.early_access (email, phone, created_at)
+      select 'person' || n || '@example.com',
+             case when n % 3 = 0 then null else '+1 555 ' || lpad(n::text, 7, '0') end,
+             timestamptz '2027-01-01 00:00:00+00' + n * interval '1 second'
+        from generate_series(1, ${rows}) n`);
+  });
   await db.close();
   return dataDir;
 }

@@ -2,7 +2,7 @@
 // type=email check decides in Chromium, and the same address, normalised as the form sends it,
 // is then offered to the database through the REST API. Any disagreement is a bug on one side.
 import { expect, test } from "@playwright/test";
-import { LOCAL_PUBLISHABLE_KEY } from "../../server/backend/keys.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { normalizeSignUp } from "../../src/lib/early-access.ts";
 import { content } from "../content.ts";
 import { API_URL, openLanding } from "./support.ts";

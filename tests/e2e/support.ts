@@ -4,10 +4,11 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
 import { mkdirSync } from "node:fs";
-import { LOCAL_PUBLISHABLE_KEY, LOCAL_SERVICE_ROLE_KEY } from "../../server/backend/keys.ts";
+import { LOCAL_SERVICE_ROLE_KEY } from "../../server/local-supabase/keys.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { useTestEnvironment } from "../test-environment.ts";
 
-/** The embedded backend the tests' server runs, on the tests' own port. */
+/** The local backend the tests' server runs, on the tests' own port. */
 export const API_URL = useTestEnvironment().apiUrl;
 
 export const SCREENSHOT_DIR = "tests/artifacts/screenshots";

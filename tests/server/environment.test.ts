@@ -1,5 +1,5 @@
-// How the build and the local commands read their settings (server/environment.ts): where the
-// site sends sign-ups, whether that is the embedded backend, and the site's own address.
+// How the build and the local commands read their settings (src/environment.ts): where the
+// site sends sign-ups, whether that is the local backend, and the site's own address.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,10 +7,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   LOCAL_ANON_KEY,
-  LOCAL_PUBLISHABLE_KEY,
   LOCAL_SECRET_KEY,
   LOCAL_SERVICE_ROLE_KEY,
-} from "../../server/backend/keys.ts";
+} from "../../server/local-supabase/keys.ts";
 import {
   ConfigurationError,
   LOCAL_SITE_URL,
@@ -19,12 +18,13 @@ import {
   siteUrl,
   supabaseUrl,
   usesLocalBackend,
-} from "../../server/environment.ts";
+} from "../../src/environment.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { packageBin } from "../../server/processes.ts";
 
 describe("where the site sends sign-ups", () => {
   it.each([
-    // Nothing set: the Supabase CLI's address, where `npm start` runs the embedded backend.
+    // Nothing set: the Supabase CLI's address, where `npm start` runs the local backend.
     [{}, "http://127.0.0.1:54321", true],
     // Only the backend moved: the build follows it.
     [{ SUPABASE_API_PORT: "60000" }, "http://127.0.0.1:60000", true],
@@ -34,7 +34,7 @@ describe("where the site sends sign-ups", () => {
       "http://localhost:60000",
       true,
     ],
-    // A real project: the embedded backend is not used, whatever its port.
+    // A real project: the local backend is not used, whatever its port.
     [{ PUBLIC_SUPABASE_URL: "https://abc.supabase.co" }, "https://abc.supabase.co", false],
     [
       { PUBLIC_SUPABASE_URL: "https://abc.supabase.co", SUPABASE_API_PORT: "60000" },
@@ -43,7 +43,7 @@ describe("where the site sends sign-ups", () => {
     ],
     // Another local stack (the Supabase CLI's own, on its port) while the backend's port is not set.
     [{ PUBLIC_SUPABASE_URL: "http://127.0.0.1:55555" }, "http://127.0.0.1:55555", false],
-  ])("%j → %s (embedded: %s)", (env, url, local) => {
+  ])("%j → %s (local backend: %s)", (env, url, local) => {
     expect(supabaseUrl(env)).toBe(url);
     expect(usesLocalBackend(env)).toBe(local);
   });

@@ -1,6 +1,6 @@
 // `npm start` as a process: where it listens, and what it does when its port is taken. Each
 // test runs it on a port of its own with a stand-in build, configured for a Supabase project
-// elsewhere, so no embedded backend starts.
+// elsewhere, so no local backend starts.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
