@@ -35,6 +35,16 @@ export async function setUpSupabaseProject(
   cluster: PostgresCluster,
   database: string,
 ): Promise<MigrationReport> {
+  await prepareSupabaseProject(cluster, database);
+  const owner = connectPool({ url: cluster.url(OWNER, database), poolSize: 1 });
+  return applyMigrations(owner).finally(() => owner.close());
+}
+
+/** Sets `database` up as a project before any migration: its owner, roles and privileges. */
+export async function prepareSupabaseProject(
+  cluster: Pick<PostgresCluster, "url">,
+  database: string,
+): Promise<void> {
   const admin = connectPool({ url: cluster.url(SUPERUSER, database), poolSize: 1 });
   try {
     await admin.exec(OWNER_ROLE_SQL);
@@ -44,6 +54,4 @@ export async function setUpSupabaseProject(
   } finally {
     await admin.close();
   }
-  const owner = connectPool({ url: cluster.url(OWNER, database), poolSize: 1 });
-  return applyMigrations(owner).finally(() => owner.close());
 }

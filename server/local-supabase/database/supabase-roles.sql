@@ -1,23 +1,22 @@
 -- Supabase's API roles as its Postgres image creates them (supabase/postgres,
 -- migrations/db/init-scripts/00000000000000-initial-schema.sql), for a database that lacks
--- them. Each role is set up only when it is created, so later migrations may change it.
+-- them. Roles belong to the whole server: each is set up only when it is created, so later
+-- migrations may change it. What belongs to a database (the use of `public`, default
+-- privileges) is given to every database this runs in.
 do $$
 begin
   if not exists (select from pg_catalog.pg_roles where rolname = 'anon') then
     create role anon nologin noinherit;
     alter role anon set statement_timeout = '3s';
-    grant usage on schema public to anon;
   end if;
 
   if not exists (select from pg_catalog.pg_roles where rolname = 'authenticated') then
     create role authenticated nologin noinherit;
     alter role authenticated set statement_timeout = '8s';
-    grant usage on schema public to authenticated;
   end if;
 
   if not exists (select from pg_catalog.pg_roles where rolname = 'service_role') then
     create role service_role nologin noinherit bypassrls;
-    grant usage on schema public to service_role;
   end if;
 
   -- The role PostgREST logs in as and switches from to the request's role.
@@ -27,6 +26,8 @@ begin
   end if;
 end
 $$;
+
+grant usage on schema public to anon, authenticated, service_role;
 
 -- What hosted projects give everything the project's `postgres` role creates in `public`: all
 -- privileges to the three API roles (the same init script). Newer projects no longer do this,
