@@ -5,8 +5,8 @@ import { readdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createStaticHost } from "../../server/static-host.ts";
-import { npmScriptArgs } from "../npm-script.ts";
+import { createStaticHost } from "../server/static-host.ts";
+import { npmScriptArgs } from "../tests/npm-script.ts";
 
 export function median(values: number[]): number {
   const sorted = values.toSorted((a, b) => a - b);

@@ -9,8 +9,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
-import { npmScriptArgs } from "../npm-script.ts";
+import { LOCAL_SECRET_KEY } from "../server/local-supabase/keys.ts";
+import { npmScriptArgs } from "../tests/npm-script.ts";
 
 const SAMPLE_AT_SECONDS = [5, 10, 30, 60];
 

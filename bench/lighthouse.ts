@@ -9,19 +9,19 @@
 // so that a busy moment on the machine hits both alike. It prints figures, never fails on them.
 //
 // Prints the medians as markdown (paste into the README) and writes every sample and median to
-// bench-results/lighthouse.json.
+// bench/results/lighthouse.json.
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { launch } from "chrome-launcher";
 import lighthouse, { type Result } from "lighthouse";
-import { astro, exited } from "../../server/processes.ts";
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../chromium.ts";
+import { astro, exited } from "../server/processes.ts";
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../tests/chromium.ts";
 import { filesUnder, median, ms, serve, table } from "./support.ts";
 
 const DIST = resolve("dist");
-const RESULTS = "bench-results/lighthouse.json";
+const RESULTS = "bench/results/lighthouse.json";
 const PAGES = ["/", "/no-such-page"];
 const BUILDS = { ours: "our build", scriptFree: "no scripts" } as const;
 type Build = keyof typeof BUILDS;

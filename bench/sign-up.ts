@@ -13,18 +13,18 @@
 // (tests/test-environment.ts), so neither a developer's `.env` nor `dist/` is involved.
 //
 // Prints the medians with their targets (issue 14) and writes every sample to
-// bench-results/sign-up.json. It prints figures, never fails on them.
+// bench/results/sign-up.json. It prints figures, never fails on them.
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { chromium, type Browser, type Page } from "playwright";
-import { exited, packageBin } from "../../server/processes.ts";
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../chromium.ts";
-import { useTestEnvironment } from "../test-environment.ts";
+import { exited, packageBin } from "../server/processes.ts";
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../tests/chromium.ts";
+import { useTestEnvironment } from "../tests/test-environment.ts";
 import { median, ms, serve, table } from "./support.ts";
 
-const RESULTS = "bench-results/sign-up.json";
+const RESULTS = "bench/results/sign-up.json";
 
 // Lighthouse's mobile "slow 4G" (its throttling.mobileSlow4G) and CPU slowdown.
 const KBPS = 1024 / 8; // bytes per second in one kbps, as Lighthouse counts

@@ -6,9 +6,9 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openLocalDatabase } from "../../server/local-supabase/database/local-database.ts";
-import { runNpmScript } from "../npm-script.ts";
-import { freePorts } from "../test-environment.ts";
+import { openLocalDatabase } from "../server/local-supabase/database/local-database.ts";
+import { runNpmScript } from "../tests/npm-script.ts";
+import { freePorts } from "../tests/test-environment.ts";
 import { runBackend } from "./support.ts";
 
 const SIZES = [10_000, 100_000];
