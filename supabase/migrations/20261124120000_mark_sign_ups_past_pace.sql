@@ -271,20 +271,23 @@ begin
     values (new.id, encode(substring(address_key from 1 for 6), 'hex'), array_to_string(reasons, '; '));
   end if;
 
-  -- A sign-up that added a source prunes the few rows that follow its address in key order,
-  -- those whose window has passed. Keys are hashes, so these are rows picked at random: each
-  -- sign-up adds at most two and looks at four, so a backlog drains, a sign-up never pays for
-  -- more than four, and no statistics can turn it into a scan of the table.
+  -- A sign-up that added a source prunes the four rows that follow its address in key order, if
+  -- their window has passed. Keys are hashes, so these are rows picked at random: each sign-up
+  -- adds at most two and looks at four, so a backlog drains, a sign-up never pays for more than
+  -- four, and no statistics can turn it into a scan of the table. Only expired rows are locked,
+  -- and none another request holds: two sign-ups never wait for each other here.
   if added_a_source then
     delete from private.sign_up_sources
      where source_key in (
-       select source_key from private.sign_up_sources
-        where source_key > address_key
-        order by source_key
-        limit 4
-        for update skip locked
-     )
-       and expires_at < now();
+       select source.source_key from private.sign_up_sources source
+        where source.source_key = any (array(
+                select following.source_key from private.sign_up_sources following
+                 where following.source_key > address_key
+                 order by following.source_key
+                 limit 4))
+          and source.expires_at < now()
+          for update of source skip locked
+     );
   end if;
 
   perform set_config('early_access.admitted_sign_up', new.id::text, true);
