@@ -215,12 +215,13 @@ begin
     values (new.id, encode(substring(address_key from 1 for 6), 'hex'), array_to_string(reasons, '; '));
   end if;
 
-  -- A sign-up that added a source prunes the four rows that follow its address in key order, if
-  -- their window has passed. Keys are hashes, so these are rows picked at random: each sign-up
-  -- adds at most two and looks at four, so a backlog drains, a sign-up never pays for more than
-  -- four, and no statistics can turn it into a scan of the table. Only expired rows are locked,
-  -- and none another request holds: two sign-ups never wait for each other here.
-  if added_a_source then
+  -- One sign-up in eight that added a source (picked by its address's hash, so at random)
+  -- prunes the 32 rows that follow its address in key order, if their window has passed. Keys
+  -- are hashes, so these too are rows picked at random: sign-ups add at most two rows each and
+  -- look at four on average, so a backlog drains; none pays for more than 32, and no statistics
+  -- can turn it into a scan of the table. Only expired rows are locked, and none another request
+  -- holds: two sign-ups never wait for each other here.
+  if added_a_source and get_byte(address_key, 0) < 32 then
     delete from private.sign_up_sources
      where source_key in (
        select source.source_key from private.sign_up_sources source
@@ -228,7 +229,7 @@ begin
                 select following.source_key from private.sign_up_sources following
                  where following.source_key > address_key
                  order by following.source_key
-                 limit 4))
+                 limit 32))
           and source.expires_at < now()
           for update of source skip locked
      );

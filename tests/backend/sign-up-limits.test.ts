@@ -430,7 +430,7 @@ describe("privacy", () => {
 });
 
 describe("the sources' logs", () => {
-  it("are pruned a few at a time once their window has passed, by each sign-up that adds a source", async () => {
+  it("are pruned at most 32 at a time once their window has passed, by one sign-up in eight", async () => {
     await owner.exec(`
       insert into private.sign_up_sources (source_key, recent, expires_at)
       select sha256(n::text::bytea), array[now() - interval '2 days'], now() - interval '1 day'
@@ -441,15 +441,23 @@ describe("the sources' logs", () => {
           "select count(*)::integer as n from private.sign_up_sources where expires_at < now()",
         )
       ).rows[0]!.n;
+    // Which sign-ups prune is decided by their address's keyed hash: its first byte below 32.
+    const { rows } = await owner.query<{ secret: Buffer }>("select secret from private.client_key_secret");
+    const prunes = (address: string) =>
+      createHash("sha256").update(rows[0]!.secret).update(`address:${address}`).digest()[0]! < 32;
+    const addresses = Array.from({ length: 250 }, (_, index) => `198.51.100.${index + 1}`);
+    const pruning = addresses.filter(prunes).slice(0, 5);
+    const others = addresses.filter((address) => !prunes(address)).slice(0, 5);
+    expect(pruning).toHaveLength(5);
 
-    for (let index = 0; index < 20; index++) {
+    for (const address of [...others, ...pruning]) {
       const before = await left();
-      await signUpWithHeaders(owner, { "cf-connecting-ip": `198.51.100.${index + 1}` });
+      await signUpWithHeaders(owner, { "cf-connecting-ip": address });
       const pruned = before - (await left());
-      expect(pruned, `sign-up ${index + 1}`).toBeGreaterThanOrEqual(0);
-      expect(pruned, `sign-up ${index + 1}`).toBeLessThanOrEqual(4);
+      if (prunes(address)) expect(pruned, address).toBeGreaterThan(0);
+      else expect(pruned, address).toBe(0);
+      expect(pruned, address).toBeLessThanOrEqual(32);
     }
-    expect(await left()).toBeLessThan(5000);
   });
 
   it("are never scanned whole by a sign-up, whatever the statistics say", async () => {
