@@ -136,14 +136,28 @@ async function listed(url: string): Promise<string[]> {
   return ((await response.json()) as Array<{ email: string }>).map(({ email }) => email);
 }
 
-/** Every file under `dir` with its size and modification time. */
-function snapshot(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((file) => {
-      const info = statSync(join(dir, file));
+/**
+ * What a second backend would change if it touched a data folder: the names in the folder and
+ * in its cluster's, and the files that say who holds the folder and how its cluster runs (the
+ * lock, postmaster.pid, the settings), with their sizes and times. The running server's own
+ * writes (its WAL, its log) are the first backend's doing, and are left out.
+ */
+function snapshot(dataDir: string): string[] {
+  const cluster = join(dataDir, CLUSTER_FOLDER);
+  const watched = [
+    join(dataDir, LOCK_FILE),
+    ...["postmaster.pid", "postmaster.opts", "PG_VERSION", "postgresql.conf", "pg_hba.conf"].map((file) =>
+      join(cluster, file),
+    ),
+  ];
+  return [
+    ...readdirSync(dataDir).sort(),
+    ...readdirSync(cluster).sort(),
+    ...watched.map((file) => {
+      const info = statSync(file);
       return `${file} ${info.size} ${info.mtimeMs}`;
-    })
-    .sort();
+    }),
+  ];
 }
 
 /** Starts an upload that announces a body it never finishes sending. */

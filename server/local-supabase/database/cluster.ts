@@ -66,13 +66,13 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
 
 /**
  * Starts a server on the folder's cluster, creating the cluster first when the folder holds
- * none (`created`), after stopping an orphaned server still running on it.
+ * none, after stopping an orphaned server still running on it.
  */
 export async function startCluster({
   folder,
   durable,
   settings = {},
-}: ClusterOptions): Promise<{ cluster: PostgresCluster; created: boolean }> {
+}: ClusterOptions): Promise<PostgresCluster> {
   const bin = await binaries();
   const owner = serverOwner();
   mkdirSync(folder, { recursive: true });
@@ -83,8 +83,7 @@ export async function startCluster({
   chmodSync(folder, 0o700);
 
   await stopOrphan(folder);
-  const created = !existsSync(join(folder, "PG_VERSION"));
-  if (created) initdb(bin.initdb, folder, durable, owner);
+  if (!existsSync(join(folder, "PG_VERSION"))) initdb(bin.initdb, folder, durable, owner);
 
   const port = await freePort();
   const options = {
@@ -116,18 +115,15 @@ export async function startCluster({
   const host = "127.0.0.1";
   let stopping: Promise<void> | undefined;
   return {
-    created,
-    cluster: {
-      host,
-      port,
-      url: (user, database) => `postgres://${user}@${host}:${port}/${database}`,
-      stop: () =>
-        (stopping ??= (async () => {
-          process.off("exit", stopOnExit);
-          if (server.exitCode === null && server.signalCode === null) server.kill("SIGINT");
-          await exited;
-        })()),
-    },
+    host,
+    port,
+    url: (user, database) => `postgres://${user}@${host}:${port}/${database}`,
+    stop: () =>
+      (stopping ??= (async () => {
+        process.off("exit", stopOnExit);
+        if (server.exitCode === null && server.signalCode === null) server.kill("SIGINT");
+        await exited;
+      })()),
   };
 }
 
@@ -144,7 +140,7 @@ export async function startThrowawayCluster(settings: Record<string, string> = {
   const remove = () => rmSync(folder, { recursive: true, force: true });
   process.once("exit", remove);
   try {
-    const { cluster } = await startCluster({ folder: join(folder, "cluster"), durable: false, settings });
+    const cluster = await startCluster({ folder: join(folder, "cluster"), durable: false, settings });
     return {
       ...cluster,
       stop: async () => {

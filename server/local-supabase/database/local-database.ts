@@ -40,7 +40,7 @@ export async function openLocalDatabase({
     const cluster =
       folder === null
         ? await startThrowawayCluster()
-        : (await startCluster({ folder: clusterFolder(folder), durable: true })).cluster;
+        : await startCluster({ folder: clusterFolder(folder), durable: true });
     try {
       const { applied, created } = await setUpSupabaseProject(cluster, DATABASE);
       for (const file of applied) log(`Applied migration ${file}`);
