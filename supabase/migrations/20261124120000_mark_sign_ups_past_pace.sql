@@ -73,6 +73,33 @@ create unlogged table private.sign_up_sources (
 comment on table private.sign_up_sources is
   'The latest sign-ups per source, keyed by a keyed hash of the client: never its address.';
 
+-- Two requests adding one address at once could deadlock: its uniqueness is checked at commit
+-- (so that a request of several rows learns nothing before it is refused), where each waited
+-- for the other. The one-row-per-source lock of the older limits made such requests take turns
+-- by chance; now the address itself does.
+create or replace function private.normalize_early_access()
+returns trigger
+language plpgsql
+security invoker
+set search_path = ''
+as $$
+begin
+  -- What JavaScript's trim() takes off, as the form does before sending: every Unicode space.
+  -- Then only ASCII letters are lowered: lower() would turn some other letters into ASCII ones
+  -- (the Kelvin sign into k), and store an address the browser refuses as one it accepts.
+  new.email := translate(regexp_replace(new.email,
+    '^[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g'),
+    'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+  -- Requests adding one address take turns. Its uniqueness is checked at commit, where two of
+  -- them would each wait for the other's row (a deadlock, answered 500); in turn, the later one
+  -- finds the earlier's row committed and fails as a duplicate (23505).
+  perform pg_advisory_xact_lock(hashtextextended(new.email, 0));
+  new.phone := nullif(regexp_replace(new.phone,
+    '^[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g'), '');
+  return new;
+end;
+$$;
+
 -- A policy name PostgreSQL cut at 63 characters ("…admitted fo"), said in full within them.
 alter policy "Visitors can add only the sign-up their request was admitted fo" on public.early_access
   rename to "Visitors add only the sign-up their request was admitted for";
