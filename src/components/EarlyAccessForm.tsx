@@ -11,11 +11,10 @@ import {
   type SubmitEvent,
 } from "react";
 import { ISLAND_READY } from "../directives/form";
-import type { Outcome } from "../lib/early-access";
 import { beforeHydration, takeEarlySignUp } from "../lib/early-sign-up";
-import { formReducer, initialFormState, type FormError } from "../lib/form-state";
-import { register } from "../lib/register";
-import { readSignUp } from "../lib/sign-up-form";
+import { formReducer, initialFormState, type FormError } from "../lib/form-states";
+import { readSignUp } from "../lib/sign-up-fields";
+import { register, type Outcome } from "../lib/sign-up-request";
 import { getSupabase } from "../lib/supabase";
 import Field from "./Field";
 

@@ -5,9 +5,8 @@
 // that sign-up (takeEarlySignUp) when client:form submits the held event again, instead of
 // sending it a second time.
 import { FORM_INTENT, INTENT_SEEN, ISLAND_READY } from "../directives/form";
-import type { Outcome } from "./early-access";
-import { register } from "./register";
-import { readSignUp } from "./sign-up-form";
+import { readSignUp } from "./sign-up-fields";
+import { register, type Outcome } from "./sign-up-request";
 import { getSupabase } from "./supabase";
 
 let early: Promise<Outcome> | undefined;
