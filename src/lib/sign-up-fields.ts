@@ -1,5 +1,5 @@
 // The sign-up a form's own fields hold, read from the browser: the island reads them on submit,
-// and so does its module before React has hydrated it (src/lib/early-sign-up.ts).
+// and so does its module before React has hydrated it (src/lib/sign-up-before-hydration.ts).
 import { isValidEmail, normalizeSignUp, type SignUp } from "./sign-up-rules";
 
 /**

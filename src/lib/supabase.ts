@@ -1,5 +1,6 @@
 // The one Supabase client of the site. supabase-js is large and only needed to sign up, so it
-// is loaded when a visitor first turns to the form (src/lib/early-sign-up.ts), never with the page.
+// is loaded when a visitor first turns to the form (the form island's beforeHydration), never with
+// the page.
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { PUBLIC_SUPABASE_PUBLISHABLE_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
 
