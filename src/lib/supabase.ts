@@ -9,7 +9,8 @@ let client: Promise<SupabaseClient> | undefined;
 export function getSupabase(): Promise<SupabaseClient> {
   client ??= import("@supabase/supabase-js").then(({ createClient }) =>
     createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY, {
-      // Spec §6: the session persists in local storage and refreshes itself.
+      // The session persists in local storage and refreshes itself, as Supabase's browser client
+      // does by default; said here so that a change of defaults cannot move it.
       auth: { persistSession: true, autoRefreshToken: true, storage: globalThis.localStorage },
     }),
   );
