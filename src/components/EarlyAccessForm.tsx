@@ -11,7 +11,7 @@ import {
   type SubmitEvent,
 } from "react";
 import { formReducer, initialFormState, type FormError } from "../lib/form-states";
-import { onFirstMove, sendBeforeHydration, takeOver } from "../lib/sign-up-before-hydration";
+import { onIntent, sendBeforeHydration, takeOver } from "../lib/sign-up-before-hydration";
 import { readSignUp } from "../lib/sign-up-fields";
 import { register, type Outcome } from "../lib/sign-up-request";
 import { getSupabase } from "../lib/supabase";
@@ -26,10 +26,10 @@ function send(form: HTMLFormElement): Promise<Outcome> | null {
 /**
  * Called by client:form as soon as this module has arrived, long before React has hydrated the
  * island: from here on, a held submit is sent at once (src/lib/sign-up-before-hydration.ts), and
- * supabase-js is fetched at the visitor's first move toward the form.
+ * supabase-js is fetched at the visitor's first sign of intent.
  */
 export function beforeHydration(island: HTMLElement): void {
-  onFirstMove(island, () => getSupabase().catch(() => {})); // a failure resurfaces, and is handled, on submit
+  onIntent(island, () => getSupabase().catch(() => {})); // a failure resurfaces, and is handled, on submit
   sendBeforeHydration(island, send);
 }
 
@@ -68,7 +68,7 @@ function useToasterReady() {
 export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   const [state, dispatch] = useReducer(formReducer, initialFormState);
   const [announcement, setAnnouncement] = useState("");
-  const [extrasWanted, setExtrasWanted] = useState(false);
+  const [toasterWanted, setToasterWanted] = useState(false);
   const toaster = useToasterReady();
   const submitting = useRef(false);
   const form = useRef<HTMLFormElement>(null);
@@ -85,7 +85,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
 
   // sonner stays off the page until someone shows interest in the form (supabase-js too:
   // beforeHydration above).
-  const warmUp = () => setExtrasWanted(true);
+  const loadToaster = () => setToasterWanted(true);
 
   // From this commit on, React handles submits, starting with one made before it hydrated. A
   // layout effect, so that no event can come in between.
@@ -95,7 +95,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     if (before === "held") void submit(form.current);
     else if (before) void showAnswer(before);
     // Focus that came before hydration (and started it) counts as interest too.
-    if (form.current.contains(document.activeElement)) warmUp();
+    if (form.current.contains(document.activeElement)) loadToaster();
   }, []);
 
   // Typing while an error shows returns the form to idle and clears the message.
@@ -111,7 +111,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   }
 
   async function submit(target: HTMLFormElement) {
-    warmUp();
+    loadToaster();
     // A ref, not state: a double click lands before React re-renders the disabled button.
     if (submitting.current) return;
     setAnnouncement("");
@@ -128,7 +128,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
 
   /** The loading state until the answer comes, then the answer. */
   async function showAnswer(answer: Promise<Outcome>) {
-    warmUp();
+    loadToaster();
     submitting.current = true;
     dispatch({ type: "submit" });
     const outcome = await answer;
@@ -180,7 +180,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
           method="post"
           noValidate
           onSubmit={onSubmit}
-          onFocus={warmUp}
+          onFocus={loadToaster}
           className="space-y-field-gap"
         >
           <h2 id={ids.heading} className="font-display text-title font-semibold text-white">
@@ -238,7 +238,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
       <p role="status" className="sr-only">
         {announcement}
       </p>
-      {extrasWanted && (
+      {toasterWanted && (
         <Suspense>
           <Toasts onMounted={toaster.onMounted} />
         </Suspense>

@@ -4,13 +4,13 @@
 // from the page's start, and hands the island to its module's `beforeHydration` export as soon as
 // that module has arrived, before React DOM has.
 //
-// Its value, when given, says what else the visitor's first move starts: a connection to the
+// Its value, when given, says what else the visitor's first sign of intent starts: a connection to the
 // origin the form sends to (preconnect), so that the first request does not pay for DNS, TCP and
 // TLS, and the download of the modules a sign-up needs (modulepreload), side by side with the
 // island's own. Astro inlines this script into the page and hashes it into the
 // Content-Security-Policy.
 import type { ClientDirective } from "astro";
-import { holdSubmits, onFirstMove } from "../lib/sign-up-before-hydration";
+import { holdSubmits, onIntent } from "../lib/sign-up-before-hydration";
 import { idleAfterFirstPaint } from "./first-paint";
 
 declare module "astro" {
@@ -49,7 +49,7 @@ const formDirective: ClientDirective = (load, { value }, island) => {
     void load().then((hydrate) => hydrate());
   };
 
-  onFirstMove(island, () => {
+  onIntent(island, () => {
     // Astro types every directive value as a string; this one is what index.astro passes.
     const intent = value as unknown as FormIntent | undefined;
     // crossorigin: the form's requests are CORS requests, which never use a connection opened

@@ -2,7 +2,7 @@
 // form's island module and of its renderer (React's), and supabase-js with its imports. The
 // browser would discover them one round trip after another (the island and the renderer, then
 // their imports, then supabase-js once the island asks for it); named in the page, client:form
-// preloads them all at the visitor's first move, side by side.
+// preloads them all at the visitor's first sign of intent, side by side.
 // Their names carry content hashes that exist only once Vite has bundled the client, which is
 // after the pages are rendered: the island's directive value holds INTENT_MODULES, and the
 // build's last step writes the names in its place, starting from the island's own component-url

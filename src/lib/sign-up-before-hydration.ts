@@ -27,21 +27,21 @@
 // While a submit is held, sent or answered, the island is `aria-busy`: assistive technology
 // waits, and the page's CSS shows the button as busy.
 //
-// The visitor's first move toward the form (onFirstMove) is noted on the island too, as
-// `data-first-move`, for code that arrives after it: client:form starts loading on it, and the
-// island's module fetches supabase-js.
+// The visitor's first sign of intent, their first move toward the form (onIntent), is noted on
+// the island too, as `data-intent`, for code that arrives after it: client:form starts loading
+// on it, and the island's module fetches supabase-js.
 import type { Outcome } from "./sign-up-request";
 
 type State = "held" | "sent" | "answered" | "island";
 
 const STATE = "data-sign-up";
-const FIRST_MOVE = "data-first-move";
+const INTENT = "data-intent";
 
 /**
  * The first signs that the visitor is turning to the form: also `input`, since a browser may
  * autofill the fields without focusing them.
  */
-const FIRST_MOVES = ["focusin", "pointerdown", "keydown", "input", "submit"];
+const INTENT_EVENTS = ["focusin", "pointerdown", "keydown", "input", "submit"];
 
 const stateOf = (island: Element) => island.getAttribute(STATE) as State | null;
 
@@ -51,15 +51,15 @@ function enter(island: Element, state: State): void {
   else island.setAttribute("aria-busy", "true");
 }
 
-/** Calls `callback` once, at the visitor's first move toward the form, or now if it was made. */
-export function onFirstMove(island: Element, callback: () => void): void {
-  if (island.hasAttribute(FIRST_MOVE)) return callback();
-  const moved = () => {
-    for (const type of FIRST_MOVES) island.removeEventListener(type, moved);
-    island.setAttribute(FIRST_MOVE, "");
+/** Calls `callback` once, at the visitor's first move toward the form, or now if it came already. */
+export function onIntent(island: Element, callback: () => void): void {
+  if (island.hasAttribute(INTENT)) return callback();
+  const seen = () => {
+    for (const type of INTENT_EVENTS) island.removeEventListener(type, seen);
+    island.setAttribute(INTENT, "");
     callback();
   };
-  for (const type of FIRST_MOVES) island.addEventListener(type, moved, { passive: true });
+  for (const type of INTENT_EVENTS) island.addEventListener(type, seen, { passive: true });
 }
 
 /** Step 1, from the page's start: holds every submit until the island handles them itself. */
