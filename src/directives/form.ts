@@ -4,10 +4,10 @@
 // from the page's start, and hands the island to its module's `beforeHydration` export as soon as
 // that module has arrived, before React DOM has.
 //
-// Its value, when given, says what else the visitor's first sign of intent starts: a connection to the
-// origin the form sends to (preconnect), so that the first request does not pay for DNS, TCP and
-// TLS, and the download of the modules a sign-up needs (modulepreload), side by side with the
-// island's own. Astro inlines this script into the page and hashes it into the
+// Its value, when given, says what else the visitor's first sign of intent starts: a connection
+// to the origin the form sends to (preconnect), so that the first request does not pay for DNS,
+// TCP and TLS, and the download of the modules a sign-up needs (modulepreload), side by side with
+// the island's own. Astro inlines this script into the page and hashes it into the
 // Content-Security-Policy.
 import type { ClientDirective } from "astro";
 import { holdSubmits, onIntent } from "../lib/sign-up-before-hydration";
@@ -38,13 +38,14 @@ const formDirective: ClientDirective = (load, { value }, island) => {
   const hydrate = () => {
     if (hydrating) return;
     hydrating = true;
-    // The same module Astro's load() imports, so it is fetched once; a failure is load()'s to
-    // retry, and a held submit then waits for the island.
+    // The same module Astro's load() imports, so it is fetched once. Should it fail to
+    // download, load() retries it, and a held submit waits for the island.
     const url = island.getAttribute("component-url");
     if (url) {
-      import(/* @vite-ignore */ url)
-        .then((module: IslandModule) => module.beforeHydration?.(island))
-        .catch(() => {});
+      import(url).then(
+        (module: IslandModule) => module.beforeHydration?.(island),
+        () => {},
+      );
     }
     void load().then((hydrate) => hydrate());
   };
