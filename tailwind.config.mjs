@@ -1,8 +1,9 @@
 // @ts-check
 // Design tokens. Loaded by src/styles/global.css through Tailwind 4's `@config`.
+import { THEME_COLOR } from "./src/consts.ts";
 
 // The landing page's sizes follow the viewport's height as well as its width: compact on a
-// laptop's short screen, so that the whole form is in view at first (issue 14), the full design
+// laptop's short screen, so that the whole form is in view at first, the full design
 // on a tall one. `svh` (the height with a phone's address bar shown), not `dvh`: dynamic units
 // change as the bar slides away, and everything sized by them would move while the visitor scrolls.
 const SHORT = 720; // px of viewport height where the compact sizes apply (and below)
@@ -37,7 +38,8 @@ export default {
   theme: {
     extend: {
       colors: {
-        night: "#05060f",
+        // The page's background, which browsers also paint around it (<meta name="theme-color">).
+        night: THEME_COLOR,
       },
       spacing: {
         "rhythm-1/2": rhythm(0.5),

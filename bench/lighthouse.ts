@@ -4,7 +4,7 @@
 //
 // Absolute figures depend on the machine, so every page is also measured, in the same run, on a
 // copy of the build with every script removed: the fastest this very page can be. Our figures are
-// read as ratios to that copy; issue #4's targets are judged on them. Each measurement gets a fresh
+// read as ratios to that copy, and the targets (TARGETS below) are judged on them. Each measurement gets a fresh
 // Chrome with an empty profile, so no run inherits another's cache, and the two builds take turns
 // so that a busy moment on the machine hits both alike. It prints figures, never fails on them.
 //
@@ -54,7 +54,7 @@ interface Target {
   holds: (ours: Figures, limit: Figures) => boolean;
 }
 
-/** Issue #4's targets. The scores are for `/` only: the 404 page is noindex and logs an error on purpose. */
+/** The targets: how close to the script-free copy the build must stay. The scores are for `/` only: the 404 page is noindex and logs an error on purpose. */
 const TARGETS: Target[] = [
   ...(["performance", "accessibility", "bestPractices", "seo"] as const).map((metric) => ({
     label: `${label(metric)} = 100`,

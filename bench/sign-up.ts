@@ -12,7 +12,7 @@
 // from here. It builds the site into a folder of its own, with the tests' pinned settings
 // (tests/test-environment.ts), so neither a developer's `.env` nor `dist/` is involved.
 //
-// Prints the medians with their targets (issue 14) and writes every sample to
+// Prints the medians with their targets (VISITORS below) and writes every sample to
 // bench/results/sign-up.json. It prints figures, never fails on them.
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";

@@ -6,7 +6,7 @@ import { createWriteStream, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { isValidEmail, normalizeEmail } from "../../src/lib/early-access.ts";
+import { isValidEmail, normalizeEmail } from "../../src/lib/sign-up-rules.ts";
 import { ConfigurationError } from "../../src/environment.ts";
 import { OwnerCommandError, signUpsApi, type SignUps } from "./api.ts";
 import { connect } from "./connection.ts";

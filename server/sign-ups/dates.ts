@@ -1,4 +1,5 @@
 // Days and times as the owner means them: in the time zone of the machine the command runs on.
+import { calendarDay } from "../../src/lib/calendar-day.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,11 +48,4 @@ export function parseSince(text: string): Date | null {
   if (Number.isNaN(parsed.getTime())) return null;
   if (zone === "" && formatLocal(parsed) !== `${date} ${time!.slice(0, 5)}`) return null;
   return parsed;
-}
-
-/** The parts of a `2026-11-01` that names a day of the calendar; null for one that does not. */
-function calendarDay(text: string): { year: number; month: number; day: number } | null {
-  const [year, month, day] = text.split("-").map(Number) as [number, number, number];
-  const utc = new Date(Date.UTC(year, month - 1, day));
-  return utc.getUTCMonth() === month - 1 && utc.getUTCDate() === day ? { year, month, day } : null;
 }

@@ -10,18 +10,28 @@ import {
   useState,
   type SubmitEvent,
 } from "react";
-import { ISLAND_READY } from "../directives/form";
-import type { Outcome } from "../lib/early-access";
-import { beforeHydration, takeEarlySignUp } from "../lib/early-sign-up";
-import { formReducer, initialFormState, type FormError } from "../lib/form-state";
-import { register } from "../lib/register";
-import { readSignUp } from "../lib/sign-up-form";
+import { formReducer, initialFormState, type FormError } from "../lib/form-states";
+import { onIntent, sendBeforeHydration, takeOver } from "../lib/sign-up-before-hydration";
+import { readSignUp } from "../lib/sign-up-fields";
+import { register, type Outcome } from "../lib/sign-up-request";
 import { getSupabase } from "../lib/supabase";
 import Field from "./Field";
 
-// This module is evaluated when client:form starts loading the island, long before React has
-// hydrated it: from here on, a held submit is sent at once (src/lib/early-sign-up.ts).
-if (typeof document !== "undefined") beforeHydration(document.querySelector('astro-island[client="form"]'));
+/** Sends the sign-up the form holds, or returns null when its address is not one. */
+function send(form: HTMLFormElement): Promise<Outcome> | null {
+  const signUp = readSignUp(form);
+  return signUp && register(getSupabase, signUp);
+}
+
+/**
+ * Called by client:form as soon as this module has arrived, long before React has hydrated the
+ * island: from here on, a held submit is sent at once (src/lib/sign-up-before-hydration.ts), and
+ * supabase-js is fetched at the visitor's first sign of intent.
+ */
+export function beforeHydration(island: HTMLElement): void {
+  onIntent(island, () => getSupabase().catch(() => {})); // a failure resurfaces, and is handled, on submit
+  sendBeforeHydration(island, send);
+}
 
 interface Toast {
   title: string;
@@ -58,7 +68,7 @@ function useToasterReady() {
 export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   const [state, dispatch] = useReducer(formReducer, initialFormState);
   const [announcement, setAnnouncement] = useState("");
-  const [extrasWanted, setExtrasWanted] = useState(false);
+  const [toasterWanted, setToasterWanted] = useState(false);
   const toaster = useToasterReady();
   const submitting = useRef(false);
   const form = useRef<HTMLFormElement>(null);
@@ -74,50 +84,56 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   }, [state]);
 
   // sonner stays off the page until someone shows interest in the form (supabase-js too:
-  // src/lib/early-sign-up.ts).
-  const warmUp = () => setExtrasWanted(true);
+  // beforeHydration above).
+  const loadToaster = () => setToasterWanted(true);
 
-  // From this commit on, React handles submits: client:form stops holding them, and submits
-  // again one that arrived before. A layout effect, so that no event can come in between.
+  // From this commit on, React handles submits, starting with one made before it hydrated. A
+  // layout effect, so that no event can come in between.
   useLayoutEffect(() => {
-    form.current?.dispatchEvent(new Event(ISLAND_READY, { bubbles: true }));
+    if (!form.current) return;
+    const before = takeOver(form.current);
+    if (before === "held") void submit(form.current);
+    else if (before) void showAnswer(before);
     // Focus that came before hydration (and started it) counts as interest too.
-    if (form.current?.contains(document.activeElement)) warmUp();
+    if (form.current.contains(document.activeElement)) loadToaster();
   }, []);
 
-  // Typing while an error shows returns the form to idle and clears the message (spec §4).
+  // Typing while an error shows returns the form to idle and clears the message.
   const edit = () => {
     if (state.status !== "error") return;
     dispatch({ type: "edit" });
     setAnnouncement("");
   };
 
-  async function onSubmit(event: SubmitEvent<HTMLFormElement>) {
+  function onSubmit(event: SubmitEvent<HTMLFormElement>) {
     event.preventDefault();
-    warmUp();
+    void submit(event.currentTarget);
+  }
+
+  async function submit(target: HTMLFormElement) {
+    loadToaster();
     // A ref, not state: a double click lands before React re-renders the disabled button.
     if (submitting.current) return;
     setAnnouncement("");
-    // client:form submits again a submit it held: if that was sent already, before hydration,
-    // its answer is the one to wait for.
-    let answer = takeEarlySignUp();
+    // The fields are uncontrolled: what the browser holds is what was typed, also before the
+    // island hydrated. Read before loading disables them.
+    const answer = send(target);
     if (!answer) {
-      // The fields are uncontrolled: what the browser holds is what was typed, also before the
-      // island hydrated. Read before loading disables them.
-      const signUp = readSignUp(event.currentTarget);
-      if (!signUp) {
-        dispatch({ type: "invalid" });
-        setAnnouncement(copy.errors.invalid);
-        return;
-      }
-      answer = register(getSupabase, signUp);
+      dispatch({ type: "invalid" });
+      setAnnouncement(copy.errors.invalid);
+      return;
     }
+    await showAnswer(answer);
+  }
 
+  /** The loading state until the answer comes, then the answer. */
+  async function showAnswer(answer: Promise<Outcome>) {
+    loadToaster();
     submitting.current = true;
     dispatch({ type: "submit" });
     const outcome = await answer;
     submitting.current = false;
-    // Spec §4: on success the fields are cleared, and the panel replaces the form.
+    // On success the fields are cleared, and the panel replaces the form.
     if (outcome === "registered") form.current?.reset();
     dispatch({ type: "answer", outcome });
     setAnnouncement(
@@ -164,7 +180,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
           method="post"
           noValidate
           onSubmit={onSubmit}
-          onFocus={warmUp}
+          onFocus={loadToaster}
           className="space-y-field-gap"
         >
           <h2 id={ids.heading} className="font-display text-title font-semibold text-white">
@@ -222,7 +238,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
       <p role="status" className="sr-only">
         {announcement}
       </p>
-      {extrasWanted && (
+      {toasterWanted && (
         <Suspense>
           <Toasts onMounted={toaster.onMounted} />
         </Suspense>

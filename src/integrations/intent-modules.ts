@@ -1,40 +1,59 @@
-// The modules a quick sign-up waits for beyond what client:form loads itself: the imports of the
-// form's island and of React's renderer, and supabase-js with its imports. The browser would
-// discover them one round trip after another (the island and the renderer, then their imports,
-// then supabase-js once the island asks for it); named in the page, client:form preloads them all
-// at the first sign of intent, side by side.
+// The modules a quick sign-up waits for beyond those client:form loads itself: the imports of the
+// form's island module and of its renderer (React's), and supabase-js with its imports. The
+// browser would discover them one round trip after another (the island and the renderer, then
+// their imports, then supabase-js once the island asks for it); named in the page, client:form
+// preloads them all at the visitor's first sign of intent, side by side.
 // Their names carry content hashes that exist only once Vite has bundled the client, which is
-// after the pages are rendered: the page holds INTENT_MODULES, and the build's last step writes
-// the names in its place. (`npm run dev` keeps the placeholder, which client:form ignores.)
+// after the pages are rendered: the island's directive value holds INTENT_MODULES, and the
+// build's last step writes the names in its place, starting from the island's own component-url
+// and renderer-url in the page. (`npm run dev` keeps the placeholder, which client:form ignores.)
 import type { AstroIntegration } from "astro";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Rollup } from "vite";
 
 /** What the page holds until the build writes the modules' addresses in. */
 export const INTENT_MODULES = "__intent_modules__";
 
-/** The chunks whose imports a sign-up waits for: the form's island's and React's renderer's. */
-const IMPORTS_OF = ["/src/components/EarlyAccessForm.tsx", "/node_modules/@astrojs/react/dist/client.js"];
-/** The chunk a sign-up waits for, with its imports. */
-const WITH_IMPORTS = "/node_modules/@supabase/supabase-js/";
+/** The package a sign-up loads when the visitor turns to the form (src/lib/supabase.ts). */
+const SUPABASE_JS = "@supabase/supabase-js";
 
-/** The files to preload, from the client build's chunks. */
-export function intentFiles(bundle: Rollup.OutputBundle): string[] {
-  const chunks = Object.values(bundle).filter((file): file is Rollup.OutputChunk => file.type === "chunk");
-  const chunkOf = (module: string) => {
-    const found = chunks.find((chunk) => chunk.facadeModuleId?.includes(module));
-    if (!found) throw new Error(`intent-modules: no chunk for ${module} in the client build.`);
-    return found;
+/** What the build's last step needs to know of the client build. */
+export interface ClientChunks {
+  /** Each chunk's static imports, by file name (`_astro/client.1.js`). */
+  imports: Map<string, string[]>;
+  /** The file name of supabase-js's chunk. */
+  supabase: string;
+}
+
+const ISLAND_TAG = /<astro-island\b(?:[^>"']|"[^"]*"|'[^']*')*>/g;
+
+/**
+ * The page with INTENT_MODULES, in each island's tag that holds it, replaced by the addresses
+ * to preload: the imports of the island's module and of its renderer, and supabase-js's chunk
+ * with its imports, once each.
+ */
+export function fillIntentModules(html: string, chunks: ClientChunks, base: string): string {
+  const importsOf = (file: string) => {
+    const imports = chunks.imports.get(file);
+    if (!imports) throw new Error(`intent-modules: ${file} is not a chunk of the client build.`);
+    return imports;
   };
-  const supabase = chunkOf(WITH_IMPORTS);
-  const imports = IMPORTS_OF.flatMap((module) => chunkOf(module).imports);
-  return [...new Set([...imports, supabase.fileName, ...supabase.imports])];
+  return html.replace(ISLAND_TAG, (tag) => {
+    if (!tag.includes(INTENT_MODULES)) return tag;
+    const island = ["component-url", "renderer-url"].map((name) => {
+      const url = new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
+      if (!url?.startsWith(base)) throw new Error(`intent-modules: an island without its ${name}.`);
+      return url.slice(base.length);
+    });
+    const files = [...island.flatMap(importsOf), chunks.supabase, ...importsOf(chunks.supabase)];
+    const addresses = [...new Set(files)].map((file) => base + file).join(" ");
+    return tag.replaceAll(INTENT_MODULES, addresses);
+  });
 }
 
 export default function intentModules(): AstroIntegration {
-  let files: string[] = [];
+  let chunks: ClientChunks | undefined;
   let base = "/";
   return {
     name: "intent-modules",
@@ -47,8 +66,16 @@ export default function intentModules(): AstroIntegration {
               {
                 name: "intent-modules",
                 applyToEnvironment: (environment) => environment.name === "client",
-                generateBundle(_, bundle) {
-                  files = intentFiles(bundle);
+                async generateBundle(_, bundle) {
+                  const built = Object.values(bundle).filter((file) => file.type === "chunk");
+                  const supabaseJs = await this.resolve(SUPABASE_JS);
+                  const supabase = built.find((chunk) => chunk.facadeModuleId === supabaseJs?.id);
+                  if (!supabase)
+                    throw new Error(`intent-modules: no chunk for ${SUPABASE_JS} in the client build.`);
+                  chunks = {
+                    imports: new Map(built.map((chunk) => [chunk.fileName, chunk.imports])),
+                    supabase: supabase.fileName,
+                  };
                 },
               },
             ],
@@ -56,13 +83,13 @@ export default function intentModules(): AstroIntegration {
         });
       },
       "astro:build:done": ({ dir }) => {
-        const addresses = files.map((file) => base + file).join(" ");
+        if (!chunks) return;
         const root = fileURLToPath(dir);
         for (const page of readdirSync(root, { recursive: true, encoding: "utf8" })) {
           if (!page.endsWith(".html")) continue;
           const html = readFileSync(join(root, page), "utf8");
           if (html.includes(INTENT_MODULES))
-            writeFileSync(join(root, page), html.replaceAll(INTENT_MODULES, addresses));
+            writeFileSync(join(root, page), fillIntentModules(html, chunks, base));
         }
       },
     },

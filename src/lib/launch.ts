@@ -1,4 +1,5 @@
 // The launch instant, as the content file gives it, and everything the pages say about it.
+import { calendarDay } from "./calendar-day";
 
 /** What the pages, the calendar event and the social image say about the launch. */
 export interface Launch {
@@ -12,7 +13,7 @@ export interface Launch {
 
 // A date and a time of day with its offset (Z for UTC); seconds and their fraction optional.
 const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/;
+  /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/;
 
 /**
  * The launch as written in the content file, "2028-01-01T00:00:00Z": an ISO 8601 date and time
@@ -21,10 +22,7 @@ const ISO_INSTANT =
  */
 export function parseInstant(value: unknown): Date | null {
   const match = typeof value === "string" ? ISO_INSTANT.exec(value) : null;
-  if (!match) return null;
-  const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
-  const calendarDay = new Date(Date.UTC(year, month - 1, day));
-  if (calendarDay.getUTCMonth() !== month - 1 || calendarDay.getUTCDate() !== day) return null;
+  if (!match || !calendarDay(match[1]!)) return null;
   return new Date(value as string);
 }
 

@@ -1,5 +1,6 @@
 // The one Supabase client of the site. supabase-js is large and only needed to sign up, so it
-// is loaded when a visitor first turns to the form (src/lib/early-sign-up.ts), never with the page.
+// is loaded when a visitor first turns to the form (the form island's beforeHydration), never with
+// the page.
 import type { SupabaseClient } from "@supabase/supabase-js";
 import { PUBLIC_SUPABASE_PUBLISHABLE_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
 
@@ -8,7 +9,8 @@ let client: Promise<SupabaseClient> | undefined;
 export function getSupabase(): Promise<SupabaseClient> {
   client ??= import("@supabase/supabase-js").then(({ createClient }) =>
     createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY, {
-      // Spec §6: the session persists in local storage and refreshes itself.
+      // The session persists in local storage and refreshes itself, as Supabase's browser client
+      // does by default; said here so that a change of defaults cannot move it.
       auth: { persistSession: true, autoRefreshToken: true, storage: globalThis.localStorage },
     }),
   );

@@ -14,8 +14,8 @@ import { openLocalDatabase } from "../../server/local-supabase/database/local-da
 import { startLocalSupabase, type Backend } from "../../server/local-supabase/index.ts";
 import { LOCAL_ANON_KEY } from "../../server/local-supabase/keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
-import { normalizeSignUp } from "../../src/lib/early-access.ts";
-import { register } from "../../src/lib/register.ts";
+import { normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
+import { register } from "../../src/lib/sign-up-request.ts";
 import { npmScriptArgs, runNpmScript, type ScriptRun } from "../npm-script.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
 import { clientFor, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase } from "./helpers.ts";

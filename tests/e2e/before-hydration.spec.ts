@@ -1,5 +1,5 @@
-// Issue 9: the sign-up form is visible, and can be used, long before its island hydrates (on a
-// slow phone, for seconds). Nothing typed or submitted in that time may be lost, or end up in a
+// The sign-up form is visible, and can be used, long before its island hydrates (on a slow
+// phone, for seconds). Nothing typed or submitted in that time may be lost, or end up in a
 // URL (the history, the host's access logs, referrers). A slow network is faked by holding back
 // the island's script with page.route; the no-JavaScript case switches JavaScript off.
 import { expect, test, type Page } from "@playwright/test";
@@ -65,6 +65,7 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   // Enter in a field, then the button too, as an impatient visitor would.
   await page.keyboard.press("Enter");
   await f.button.click();
+  await expect(f.island).toHaveAttribute("data-sign-up", "held");
   await expect(f.island).toHaveAttribute("aria-busy", "true");
   await expect(f.email).toHaveValue(email.toUpperCase());
   await expect(f.phone).toHaveValue(PHONE);
@@ -81,6 +82,7 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   island.release();
   await expect(f.button).toHaveText(copy.submitting);
   await expect(f.button).toBeDisabled();
+  await expect(f.island).toHaveAttribute("data-sign-up", "island");
   await expect(f.island).not.toHaveAttribute("aria-busy");
   answer.resolve();
 
@@ -109,6 +111,7 @@ test("a sign-up submitted while React is still on its way is sent at once, and o
   // The island's own module has arrived, React has not: the sign-up goes out anyway.
   await sent;
   await expect(f.island).toHaveAttribute("ssr");
+  await expect(f.island).toHaveAttribute("data-sign-up", "answered");
   await expect(f.island).toHaveAttribute("aria-busy", "true");
 
   react.release();

@@ -1,4 +1,4 @@
-// The countdown (spec §2, §9). The browser's clock is faked with page.clock: the real date
+// The countdown to the launch, ticking every second. The browser's clock is faked with page.clock: the real date
 // cannot be chosen, and a test cannot wait a year for the launch.
 import { expect, test, type Page } from "@playwright/test";
 import { content } from "../content.ts";

@@ -1,4 +1,4 @@
-// Issue 9: nothing the page does breaks its own Content-Security-Policy, in any state: idle,
+// Nothing the page does breaks its own Content-Security-Policy, in any state: idle,
 // every error, loading, success, the toasts, the not-found page. The browser reports a breach
 // as a securitypolicyviolation event (also for a <meta> policy); a real failure is had where it
 // can be (a real duplicate), the network fault is faked with page.route.

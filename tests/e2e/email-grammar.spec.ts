@@ -3,7 +3,7 @@
 // is then offered to the database through the REST API. Any disagreement is a bug on one side.
 import { expect, test } from "@playwright/test";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
-import { normalizeSignUp } from "../../src/lib/early-access.ts";
+import { normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
 import { content } from "../content.ts";
 import { API_URL, openLanding } from "./support.ts";
 

@@ -1,4 +1,4 @@
-// Spec §2, landing page: every element, in a real browser against the production build.
+// The landing page: every element, in a real browser against the production build.
 import { expect, test } from "@playwright/test";
 import { utcDateTime } from "../../src/lib/calendar";
 import { localDateTime } from "../../src/lib/local-time";

@@ -1,4 +1,4 @@
-// Spec §2, not-found page: any other path, answered with status 404 and plain HTML.
+// The not-found page: any other path than /, answered with status 404 and plain HTML.
 import { expect, test } from "@playwright/test";
 import { content } from "../content.ts";
 import { screenshot } from "./support.ts";

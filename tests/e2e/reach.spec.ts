@@ -1,14 +1,14 @@
-// Issue 14: the sign-up form is within reach on first view, without scrolling: on laptops' short
+// The sign-up form is within reach on first view, without scrolling: on laptops' short
 // screens, as on larger ones, the whole form down to its note; on a phone at least the email
-// field. Nothing of the spec's landing page is dropped or reordered to get there.
+// field. Nothing of the landing page is dropped or reordered to get there.
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { content } from "../content.ts";
 import { openLanding, screenshot } from "./support.ts";
 
 const { launch, landing, form } = content;
 
-/** The spec's elements (§2), in the order the page shows them, top to bottom. */
-function inSpecOrder(page: Page): Array<[string, Locator]> {
+/** The landing page's elements, in the order the page shows them, top to bottom. */
+function inPageOrder(page: Page): Array<[string, Locator]> {
   return [
     ["the badge", page.getByText(landing.badge, { exact: true })],
     ["the headline", page.getByRole("heading", { level: 1, name: landing.headline })],
@@ -37,7 +37,7 @@ const SCREENS = [
 
 for (const { inView, ...viewport } of SCREENS) {
   const size = `${viewport.width}×${viewport.height}`;
-  test(`at ${size}, the page shows everything through ${inView} without scrolling, in the spec's order`, async ({
+  test(`at ${size}, the page shows everything through ${inView} without scrolling, in their order`, async ({
     browser,
   }, testInfo) => {
     const context = await browser.newContext({ viewport });
@@ -45,14 +45,14 @@ for (const { inView, ...viewport } of SCREENS) {
     await openLanding(page);
     expect(await page.evaluate(() => window.scrollY), "the page opens at its top").toBe(0);
 
-    const elements = inSpecOrder(page);
+    const elements = inPageOrder(page);
     const last = elements.findIndex(([name]) => name === inView);
     let previousBottom = 0;
     for (const [index, [name, locator]] of elements.entries()) {
       const box = await locator.boundingBox();
       expect(box, `${name} is on the page`).not.toBeNull();
       const { y, height } = box!;
-      expect(y, `${name} starts below what comes before it in the spec`).toBeGreaterThanOrEqual(
+      expect(y, `${name} starts below what comes before it on the page`).toBeGreaterThanOrEqual(
         previousBottom,
       );
       previousBottom = y + height;

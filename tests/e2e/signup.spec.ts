@@ -1,4 +1,4 @@
-// The sign-up form (spec §4, §5, §7, §8) against the production build and the embedded
+// The sign-up form (its states, validation, request and every outcome) against the production build and the embedded
 // backend. Real failures where they can be had (a real duplicate); network faults and a hang
 // are faked with page.route because they cannot be produced on demand.
 import { expect, test, type Page } from "@playwright/test";

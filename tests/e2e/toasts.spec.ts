@@ -1,4 +1,4 @@
-// Issue 14: a toast shows in the viewport, in a place where it covers nothing the visitor needs
+// A toast shows in the viewport, in a place where it covers nothing the visitor needs
 // next, at a phone's, a tablet's, two laptops' and a desktop's width, after each outcome of a
 // sign-up. The duplicate is real (the address is signed up first); the failure is a faked
 // network fault, which cannot be had on demand.

@@ -1,4 +1,4 @@
-// The form island's states (spec §4, §5, §8) in a simulated DOM. The Supabase client is
+// The form island's states, validation and outcomes in a simulated DOM. The Supabase client is
 // replaced by a fake whose answers the test controls; the browser tests use the real one.
 import { act, cleanup, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
@@ -73,7 +73,7 @@ async function submit(emailText: string, phoneText = "") {
   return user;
 }
 
-describe("validation (spec §5)", () => {
+describe("validation", () => {
   it.each([
     // Empty.
     ["", "empty"],
@@ -99,7 +99,7 @@ describe("validation (spec §5)", () => {
   });
 });
 
-describe("states (spec §4)", () => {
+describe("states", () => {
   it("loading disables everything and sends one normalised row", async () => {
     await submit("  Visitor@Example.COM ", "  +1 555 ");
     expect(button().textContent).toBe("Sending");

@@ -1,46 +1,48 @@
-// Which files client:form preloads on first intent, read from the client build's chunks.
+// Which files client:form preloads at the visitor's first move: written into the built page from
+// the island's own component-url and renderer-url and the client build's chunks.
 import { describe, expect, it } from "vitest";
-import type { Rollup } from "vite";
-import { intentFiles } from "../../src/integrations/intent-modules.ts";
+import {
+  fillIntentModules,
+  INTENT_MODULES,
+  type ClientChunks,
+} from "../../src/integrations/intent-modules.ts";
 
-const chunk = (fileName: string, facadeModuleId: string | null, imports: string[] = []) =>
-  ({ type: "chunk", fileName, facadeModuleId, imports }) as unknown as Rollup.OutputChunk;
+const chunks: ClientChunks = {
+  imports: new Map([
+    ["_astro/EarlyAccessForm.1.js", ["_astro/runtime.js", "_astro/react.js"]],
+    ["_astro/client.2.js", ["_astro/runtime.js", "_astro/react.js", "_astro/react-dom.js"]],
+    ["_astro/dist.3.js", ["_astro/runtime.js"]],
+    ["_astro/Countdown.4.js", ["_astro/react.js", "_astro/countdown-only.js"]],
+  ]),
+  supabase: "_astro/dist.3.js",
+};
 
-const bundle = (...chunks: Rollup.OutputChunk[]): Rollup.OutputBundle =>
-  Object.fromEntries(chunks.map((file) => [file.fileName, file]));
+const island = (base: string, component: string, value = INTENT_MODULES) =>
+  `<astro-island component-url="${base}${component}" renderer-url="${base}_astro/client.2.js" ` +
+  `opts="{&quot;value&quot;:{&quot;modules&quot;:&quot;${value}&quot;}}"></astro-island>`;
 
-const ISLAND = chunk("_astro/EarlyAccessForm.1.js", "/p/src/components/EarlyAccessForm.tsx", [
-  "_astro/runtime.js",
-  "_astro/react.js",
-]);
-const RENDERER = chunk("_astro/client.2.js", "/p/node_modules/@astrojs/react/dist/client.js", [
-  "_astro/runtime.js",
-  "_astro/react.js",
-  "_astro/react-dom.js",
-]);
-const SUPABASE = chunk("_astro/dist.3.js", "/p/node_modules/@supabase/supabase-js/dist/index.mjs", [
-  "_astro/runtime.js",
-]);
-const SONNER = chunk("_astro/dist.4.js", "/p/node_modules/sonner/dist/index.mjs", ["_astro/react-dom.js"]);
+const modulesIn = (html: string) => /modules&quot;:&quot;([^&]*)/.exec(html)?.[1];
 
-describe("intentFiles", () => {
-  it("is the island's and the renderer's imports, and supabase-js's chunk with its own, once each", () => {
-    expect(intentFiles(bundle(ISLAND, RENDERER, SUPABASE, SONNER))).toEqual([
-      "_astro/runtime.js",
-      "_astro/react.js",
-      "_astro/react-dom.js",
-      "_astro/dist.3.js",
-    ]);
+describe("fillIntentModules", () => {
+  it.each([
+    // The island's and the renderer's imports, then supabase-js's chunk and its imports, once each.
+    ["/", "/_astro/runtime.js /_astro/react.js /_astro/react-dom.js /_astro/dist.3.js"],
+    // Under a base path, the island's URLs carry it, and so do the addresses written in.
+    [
+      "/soon/",
+      "/soon/_astro/runtime.js /soon/_astro/react.js /soon/_astro/react-dom.js /soon/_astro/dist.3.js",
+    ],
+  ])("with base %j writes %j", (base, expected) => {
+    const html = fillIntentModules(island(base, "_astro/EarlyAccessForm.1.js"), chunks, base);
+    expect(modulesIn(html)).toBe(expected);
   });
 
-  it.each([
-    ["the form's island", [RENDERER, SUPABASE], /EarlyAccessForm\.tsx/],
-    ["React's renderer", [ISLAND, SUPABASE], /@astrojs\/react/],
-    ["supabase-js", [ISLAND, RENDERER], /supabase-js/],
-  ])(
-    "stops the build when %s has no chunk (a renamed file must not quietly preload nothing)",
-    (_, chunks, named) => {
-      expect(() => intentFiles(bundle(...chunks))).toThrow(named);
-    },
-  );
+  it("leaves an island without the placeholder as it is", () => {
+    const other = island("/", "_astro/Countdown.4.js", "none");
+    expect(fillIntentModules(other, chunks, "/")).toBe(other);
+  });
+
+  it("stops the build when the island's module is not a chunk of the client build", () => {
+    expect(() => fillIntentModules(island("/", "_astro/Missing.js"), chunks, "/")).toThrow(/Missing\.js/);
+  });
 });

@@ -44,7 +44,7 @@ describe("parseInstant", () => {
 
 describe("describeLaunch", () => {
   it.each([
-    // The spec's launch.
+    // The launch the site announces.
     ["2028-01-01T00:00:00Z", { at: "2028-01-01T00:00:00Z", year: "2028", utc: "January 1, 2028, 00:00 UTC" }],
     // Noon, in another year: a 24-hour clock.
     ["2027-06-15T12:00:00Z", { at: "2027-06-15T12:00:00Z", year: "2027", utc: "June 15, 2027, 12:00 UTC" }],

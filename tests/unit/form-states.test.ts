@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formReducer, initialFormState, type FormEvent, type FormState } from "../../src/lib/form-state";
+import { formReducer, initialFormState, type FormEvent, type FormState } from "../../src/lib/form-states";
 
 const idle = initialFormState;
 const loading: FormState = { status: "loading", error: null };
@@ -7,7 +7,7 @@ const success: FormState = { status: "success", error: null };
 const invalid: FormState = { status: "error", error: "invalid" };
 const duplicate: FormState = { status: "error", error: "duplicate" };
 
-describe("formReducer (spec §4)", () => {
+describe("formReducer", () => {
   it.each<[string, FormState, FormEvent, FormState]>([
     // idle → loading on submit.
     ["submit from idle", idle, { type: "submit" }, loading],

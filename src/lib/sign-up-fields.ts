@@ -1,11 +1,11 @@
-// What a sign-up form holds, read from the browser's own fields: the island reads them on
-// submit, and so does src/lib/early-sign-up.ts before the island has hydrated.
-import { isValidEmail, normalizeSignUp, type SignUp } from "./early-access";
+// The sign-up a form's own fields hold, read from the browser: the island reads them on submit,
+// and so does its module before React has hydrated it (src/lib/sign-up-before-hydration.ts).
+import { isValidEmail, normalizeSignUp, type SignUp } from "./sign-up-rules";
 
 /**
  * The sign-up the form's `email` and `phone` fields hold, or null when the address is not one
- * (spec §5, and the browser's own email check, without its validation bubble: noValidate).
- * Read before anything disables the fields: disabled fields are left out.
+ * (non-empty with an '@', and the browser's own email check, without its validation bubble:
+ * noValidate). Read before anything disables the fields: disabled fields are left out.
  */
 export function readSignUp(form: HTMLFormElement): SignUp | null {
   const fields = new FormData(form);

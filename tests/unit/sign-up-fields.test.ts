@@ -1,7 +1,7 @@
 // readSignUp: what a sign-up form's own fields hold, as the island and the before-hydration
 // sender read them (a simulated DOM; the browser tests use the real one).
 import { describe, expect, it } from "vitest";
-import { readSignUp } from "../../src/lib/sign-up-form";
+import { readSignUp } from "../../src/lib/sign-up-fields";
 
 function formWith(email: string, phone: string): HTMLFormElement {
   const form = document.createElement("form");
@@ -14,11 +14,11 @@ function formWith(email: string, phone: string): HTMLFormElement {
 
 describe("readSignUp", () => {
   it.each([
-    // Stored as spec §3 says: email trimmed and lowercased, phone trimmed.
+    // Stored as the rules say: email trimmed and lowercased, phone trimmed.
     ["  Visitor@Example.com ", " +1 555 0100 ", { email: "visitor@example.com", phone: "+1 555 0100" }],
     // No phone is null, not "".
     ["a@b.co", "   ", { email: "a@b.co", phone: null }],
-    // Spec §5: no '@', no sign-up.
+    // No '@', no sign-up.
     ["future.example.com", "", null],
     // Empty.
     ["", "", null],

@@ -1,6 +1,6 @@
-// The sign-up form's state machine (spec §4): idle → loading → success | error, and back to
-// idle when someone types while an error shows.
-import type { Outcome } from "./early-access";
+// The sign-up form's states and what moves it between them: idle → loading → success | error, and
+// back to idle when someone types while an error shows.
+import type { Outcome } from "./sign-up-request";
 
 export type FormStatus = "idle" | "loading" | "success" | "error";
 
