@@ -117,7 +117,7 @@ async function run(handle: RestHandler, count: number): Promise<Run> {
 const folder = mkdtempSync(join(tmpdir(), "bench-sign-up-rules-"));
 // As root, the server runs as another user, who must reach the cluster inside.
 chmodSync(folder, 0o711);
-const { cluster } = await startCluster({
+const cluster = await startCluster({
   folder: join(folder, "cluster"),
   durable: true,
   settings: { max_connections: "200" },
