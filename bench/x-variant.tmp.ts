@@ -1,0 +1,218 @@
+// `npm run bench:rules [-- --sign-ups N --rounds R]`: what the database's sign-up rules cost on
+// launch day, on a real PostgreSQL server with 50 connections, each sign-up run the way the local
+// backend runs it (PostgREST's transaction: the request's settings, the insert and its
+// read-back), without HTTP in between, so that the database is what is measured.
+//
+// Two databases, migrated alike: one with the rules, one "without them", where the trigger that
+// admits a sign-up only marks its transaction for the read-back (dropping the trigger instead
+// would fail every insert on row level security). Visitors come from random addresses, as on
+// launch day; the two take turns, so that a busy moment on the machine hits both.
+//
+// Then a long idle spell: the sources' table holds a day of launch traffic, every row expired,
+// and statistics taken while it was empty; the first sign-ups after it must not pay for that.
+//
+// Prints the figures with their targets and writes every sample to bench/results/
+// sign-up-rules.json. It never fails on them. The server keeps every commit on disk, as a
+// hosted one does.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startCluster, SUPERUSER } from "../server/local-supabase/database/cluster.ts";
+import type { Database } from "../server/local-supabase/database/database.ts";
+import { connectPool } from "../server/local-supabase/database/pool.ts";
+import { OWNER, setUpSupabaseProject } from "../server/local-supabase/database/supabase-project.ts";
+import { createRestHandler, type RestHandler } from "../server/local-supabase/postgrest/app.ts";
+import { createRequestRunner } from "../server/local-supabase/postgrest/query/transaction.ts";
+import { loadSchemaCache } from "../server/local-supabase/postgrest/schema-cache.ts";
+import { median, ms, table } from "./support.ts";
+
+const { values: options } = parseArgs({
+  options: {
+    "sign-ups": { type: "string", default: "5000" },
+    rounds: { type: "string", default: "3" },
+  },
+});
+const SIGN_UPS = Number(options["sign-ups"]);
+const ROUNDS = Number(options.rounds);
+const CONNECTIONS = 50;
+
+/** The rules may cost at most this much throughput: sign-ups per second without them over with them. */
+const MAX_COST = 1.2;
+/** The first sign-ups after a long idle spell: their p99 must stay under this. */
+const MAX_P99_AFTER_IDLE_MS = 150;
+/** A day of launch traffic in the sources' table: two sources (address, network) per visitor. */
+const IDLE_BACKLOG = 300_000;
+const AFTER_IDLE = 2_000;
+
+/** The trigger of the database "without the rules": the read-back's mark, nothing else. */
+const MARK_ONLY = `
+  create or replace function private.admit_sign_up() returns trigger
+  language plpgsql security definer set search_path = '' as $$
+  begin
+    perform set_config('early_access.admitted_sign_up', new.id::text, true);
+    return new;
+  end;
+  $$;`;
+
+/** What supabase-js sends with a sign-up, as the endpoint hands it to PostgREST's pipeline. */
+function signUpRequest(index: number) {
+  const address = `${1 + random(223)}.${random(256)}.${random(256)}.${1 + random(254)}`;
+  return {
+    method: "POST",
+    path: "/early_access",
+    query: new URLSearchParams("select=*"),
+    headers: {
+      apikey: "sb_publishable_bench",
+      authorization: "Bearer sb_publishable_bench",
+      "content-type": "application/json",
+      "content-profile": "public",
+      prefer: "return=representation",
+      "x-client-info": "supabase-js/2.119.1",
+      accept: "*/*",
+      "cf-connecting-ip": address,
+      "x-forwarded-for": address,
+    },
+    body: new TextEncoder().encode(
+      JSON.stringify({ email: `bench-${index}-${random(1e9)}@example.com`, phone: null }),
+    ),
+    identity: { role: "anon", claims: { role: "anon" } },
+  };
+}
+
+const random = (below: number) => Math.floor(Math.random() * below);
+
+interface Run {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** `count` sign-ups, CONNECTIONS at a time: how many a second, and their latencies. */
+async function run(handle: RestHandler, count: number): Promise<Run> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < count) {
+        const request = signUpRequest(next++);
+        const sent = performance.now();
+        const { status, body } = await handle(request);
+        if (status !== 201) throw new Error(`A sign-up failed: ${status} ${body}`);
+        latencies.push(performance.now() - sent);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = latencies.toSorted((a, b) => a - b);
+  return {
+    perSecond: count / elapsed,
+    p50: sorted[Math.floor(sorted.length * 0.5)]!,
+    p99: sorted[Math.floor(sorted.length * 0.99)]!,
+  };
+}
+
+const folder = mkdtempSync(join(tmpdir(), "bench-sign-up-rules-"));
+// As root, the server runs as another user, who must reach the cluster inside.
+chmodSync(folder, 0o711);
+const cluster = await startCluster({
+  folder: join(folder, "cluster"),
+  durable: true,
+  settings: { max_connections: "200" },
+});
+const pools: Database[] = [];
+try {
+  const admin = connectPool({ url: cluster.url(SUPERUSER, "postgres"), poolSize: 1 });
+  for (const name of ["with_rules", "without_rules"]) await admin.exec(`create database ${name}`);
+  await admin.close();
+
+  async function open(name: string, change?: string) {
+    await setUpSupabaseProject(cluster, name);
+    const owner = connectPool({ url: cluster.url(OWNER, name), poolSize: 1 });
+    if (change) await owner.exec(change);
+    const api = connectPool({ url: cluster.url("authenticator", name), poolSize: CONNECTIONS });
+    pools.push(owner, api);
+    const cache = await loadSchemaCache(api);
+    return { owner, handle: createRestHandler(cache, createRequestRunner(api, cache)) };
+  }
+  const withRules = await open("with_rules", process.env.VARIANT ? (await import("node:fs")).readFileSync(process.env.VARIANT, "utf8") : undefined);
+  const without = await open("without_rules", MARK_ONLY);
+
+  // Warm both up: connections opened, plans cached.
+  await run(withRules.handle, 1_000);
+  await run(without.handle, 1_000);
+  const samples: { withRules: Run[]; without: Run[] } = { withRules: [], without: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    samples.without.push(await run(without.handle, SIGN_UPS));
+    samples.withRules.push(await run(withRules.handle, SIGN_UPS));
+  }
+
+  // A long idle spell: a day of sources, all expired, behind statistics from an empty table.
+  await withRules.owner.exec("truncate private.sign_up_sources; analyze private.sign_up_sources");
+  await withRules.owner.exec(`
+    insert into private.sign_up_sources (source_key, recent, expires_at)
+    select sha256(n::text::bytea), array[now() - interval '2 days'], now() - interval '1 day'
+      from generate_series(1, ${IDLE_BACKLOG}) n`);
+  const scans = async () =>
+    Number(
+      (
+        await withRules.owner.query<{ scans: string }>(
+          "select seq_scan as scans from pg_catalog.pg_stat_user_tables where relid = 'private.sign_up_sources'::regclass",
+        )
+      ).rows[0]!.scans,
+    );
+  const scansBefore = await scans();
+  const afterIdle = await run(withRules.handle, AFTER_IDLE);
+  // The server publishes its counters within a second.
+  await new Promise((resume) => setTimeout(resume, 1_500));
+  const wholeTableScans = (await scans()) - scansBefore;
+
+  const rate = (runs: Run[]) => median(runs.map(({ perSecond }) => perSecond));
+  const p99 = (runs: Run[]) => median(runs.map((sample) => sample.p99));
+  const cost = rate(samples.without) / rate(samples.withRules);
+  console.log(
+    `\n${SIGN_UPS} sign-ups × ${ROUNDS} rounds each, ${CONNECTIONS} connections, medians:\n\n` +
+      table(
+        ["", "without the rules", "with them", "target"],
+        [
+          [
+            "sign-ups a second",
+            Math.round(rate(samples.without)).toString(),
+            Math.round(rate(samples.withRules)).toString(),
+            `${cost.toFixed(2)}× ${cost <= MAX_COST ? "PASS" : "MISS"} (≤ ${MAX_COST}×)`,
+          ],
+          [
+            "p50",
+            ms(median(samples.without.map(({ p50 }) => p50))),
+            ms(median(samples.withRules.map(({ p50 }) => p50))),
+            "",
+          ],
+          ["p99", ms(p99(samples.without)), ms(p99(samples.withRules)), ""],
+          [
+            `p99 of the first ${AFTER_IDLE} after an idle spell (${IDLE_BACKLOG.toLocaleString("en")} expired sources)`,
+            "",
+            ms(afterIdle.p99),
+            `${afterIdle.p99 < MAX_P99_AFTER_IDLE_MS ? "PASS" : "MISS"} (< ${MAX_P99_AFTER_IDLE_MS} ms)`,
+          ],
+          [
+            "whole-table scans of the sources in those sign-ups",
+            "",
+            String(wholeTableScans),
+            `${wholeTableScans === 0 ? "PASS" : "MISS"} (0)`,
+          ],
+        ],
+      ),
+  );
+  const results = new URL("./results/sign-up-rules.json", import.meta.url);
+  await mkdir(new URL(".", results), { recursive: true });
+  await writeFile(
+    results,
+    `${JSON.stringify({ signUps: SIGN_UPS, connections: CONNECTIONS, samples, afterIdle, wholeTableScans }, null, 2)}\n`,
+  );
+} finally {
+  await Promise.all(pools.map((pool) => pool.close()));
+  await cluster.stop();
+  rmSync(folder, { recursive: true, force: true });
+}
