@@ -24,7 +24,9 @@ async function countdown(page: Page) {
 
 /** Opens `/` with the browser's clock stopped at `instant`; only `runFor` moves it on. */
 async function openAt(page: Page, instant: Date) {
-  await page.clock.install({ time: instant });
+  // Installed a second early: the installed clock runs until paused, and pausing at an instant
+  // it has already passed fails.
+  await page.clock.install({ time: new Date(instant.getTime() - 1_000) });
   await page.clock.pauseAt(instant);
   await page.goto("/");
   // The island hydrates when the browser is idle after the first paint (client:painted), and
