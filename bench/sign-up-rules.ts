@@ -174,7 +174,9 @@ try {
   const p99 = (runs: Run[]) => median(runs.map((sample) => sample.p99));
   // Each round's pair ran back to back: the median of their ratios, not the ratio of medians,
   // so that the machine's drift over the whole run cancels out.
-  const cost = median(samples.without.map((without, round) => without.perSecond / samples.withRules[round]!.perSecond));
+  const cost = median(
+    samples.without.map((without, round) => without.perSecond / samples.withRules[round]!.perSecond),
+  );
   console.log(
     `\n${SIGN_UPS} sign-ups × ${ROUNDS} rounds each, ${CONNECTIONS} connections, medians ` +
       "(the cost: of each round's ratio):\n\n" +
