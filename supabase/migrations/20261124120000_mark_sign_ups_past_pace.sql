@@ -10,8 +10,9 @@
 --      the address); unmarked sign-ups record nothing about their source. Marks live in a table
 --      of their own, which the public key cannot read, not even on the read-back of its own row;
 --   4. the owner reads marks through two views, for the secret key only;
---   5. a sign-up costs less: one log per source (the address, its network) instead of one row
---      per limit, the request's headers parsed once, and pruning bounded and indexed.
+--   5. a sign-up's work stays small and bounded: one log per source (the address, its network)
+--      instead of one row per limit, the request's headers parsed once, and a prune that looks
+--      at a few rows picked at random, never the whole table.
 
 -- 1. and 2. Scopes, paces and ceilings ------------------------------------------------------
 
