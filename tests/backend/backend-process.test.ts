@@ -25,7 +25,7 @@ import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { npmScriptArgs } from "../npm-script.ts";
 import { LOCK_FILE } from "../../server/local-supabase/database/data-folder.ts";
 import { CLUSTER_FOLDER } from "../../server/local-supabase/database/local-database.ts";
-import { LIFT_SIGN_UP_LIMITS_FILE, uniqueEmail } from "./helpers.ts";
+import { LIFT_SIGN_UP_LIMITS_FILE, testServerUrl, uniqueEmail } from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "early-access-process-"));
 // As root, PostgreSQL runs as the postgres user, who must pass through to the data folders.
@@ -248,14 +248,14 @@ describe("SUPABASE_DB_URL", () => {
     // The run's server, where a copy of the migrated template stands in for that project.
     const { host, port, template } = inject("postgres");
     const name = `elsewhere_${process.pid}`;
-    const cluster = connectPool({ url: `postgres://postgres@${host}:${port}/postgres`, poolSize: 1 });
+    const cluster = connectPool({ url: testServerUrl("postgres", "postgres"), poolSize: 1 });
     await cluster
       .exec(`create database ${name} template ${template} owner postgres`)
       .finally(() => cluster.close());
     const dataDir = join(root, "unused");
 
     const backend = await startBackendProcess(dataDir, {
-      env: { SUPABASE_DB_URL: `postgres://authenticator@${host}:${port}/${name}` },
+      env: { SUPABASE_DB_URL: testServerUrl("authenticator", name) },
     });
     expect(backend.output()).toContain(`Data:  PostgreSQL at ${host}:${port}`);
     const email = uniqueEmail("elsewhere");

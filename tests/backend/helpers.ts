@@ -16,6 +16,11 @@ import { LIFT_SIGN_UP_LIMITS_FILE } from "../test-environment.ts";
 
 const postgres = inject("postgres");
 
+/** A connection URL for `user` on `database` of the run's PostgreSQL server (trust: no password). */
+export function testServerUrl(user: string, database: string): string {
+  return `postgres://${user}@${postgres.host}:${postgres.port}/${database}`;
+}
+
 export { LIFT_SIGN_UP_LIMITS_FILE };
 
 /** Lifts the per-address limits, for tests that are not about them (every request is 127.0.0.1's). */
@@ -39,16 +44,14 @@ export async function openTestDatabase({
   seed = LIFT_SIGN_UP_LIMITS,
   poolSize = 10,
 }: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const url = (user: string, database: string) =>
-    `postgres://${user}@${postgres.host}:${postgres.port}/${database}`;
   const name = `test_${randomUUID().replaceAll("-", "")}`;
-  const cluster = connectPool({ url: url("postgres", "postgres"), poolSize: 1 });
+  const cluster = connectPool({ url: testServerUrl("postgres", "postgres"), poolSize: 1 });
   await cluster
     .exec(`create database ${name} template ${postgres.template} owner postgres`)
     .finally(() => cluster.close());
-  const owner = connectPool({ url: url("postgres", name), poolSize: 2 });
+  const owner = connectPool({ url: testServerUrl("postgres", name), poolSize: 2 });
   if (seed) await owner.exec(seed);
-  const api = connectPool({ url: url("authenticator", name), poolSize });
+  const api = connectPool({ url: testServerUrl("authenticator", name), poolSize });
   return {
     database: { ...api, close: () => Promise.all([api.close(), owner.close()]).then(() => {}) },
     owner,

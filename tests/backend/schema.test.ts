@@ -6,11 +6,11 @@
 // triggers, policies, privileges, comments, and the rows of the limits that are the rules.
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, expect, it, inject } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Database } from "../../server/local-supabase/database/database.ts";
 import { connectPool } from "../../server/local-supabase/database/pool.ts";
 import { OWNER, prepareSupabaseProject } from "../../server/local-supabase/database/supabase-project.ts";
-import { openTestDatabase } from "./helpers.ts";
+import { openTestDatabase, testServerUrl } from "./helpers.ts";
 
 const SCHEMAS = new URL("../../supabase/schemas/", import.meta.url);
 
@@ -82,19 +82,15 @@ async function describe(db: Database): Promise<string[]> {
   });
 }
 
-const postgres = inject("postgres");
-const url = (user: string, database: string) =>
-  `postgres://${user}@${postgres.host}:${postgres.port}/${database}`;
-
 let fromMigrations: Database;
 let fromSchemas: Database;
 const fromSchemasName = `schemas_${randomUUID().replaceAll("-", "")}`;
 beforeAll(async () => {
   ({ owner: fromMigrations } = await openTestDatabase({ seed: null }));
-  const cluster = connectPool({ url: url(OWNER, "postgres"), poolSize: 1 });
+  const cluster = connectPool({ url: testServerUrl(OWNER, "postgres"), poolSize: 1 });
   await cluster.exec(`create database ${fromSchemasName}`).finally(() => cluster.close());
-  await prepareSupabaseProject({ url }, fromSchemasName);
-  fromSchemas = connectPool({ url: url(OWNER, fromSchemasName), poolSize: 1 });
+  await prepareSupabaseProject({ url: testServerUrl }, fromSchemasName);
+  fromSchemas = connectPool({ url: testServerUrl(OWNER, fromSchemasName), poolSize: 1 });
   // As the Supabase CLI reads them: every file, in file-name order.
   for (const file of readdirSync(SCHEMAS)
     .filter((name) => name.endsWith(".sql"))
