@@ -6,22 +6,13 @@
 // Prints figures, never fails on them.
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOCAL_SECRET_KEY } from "../server/local-supabase/keys.ts";
 import { npmScriptArgs } from "../tests/npm-script.ts";
+import { freePorts } from "../tests/test-environment.ts";
 
 const SAMPLE_AT_SECONDS = [5, 10, 30, 60];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const mb = (kib: number) => `${Math.round(kib / 1024)} MB`;
 
@@ -72,7 +63,7 @@ async function firstAnswer(apiUrl: string, since: number): Promise<number> {
 }
 
 async function measure(label: string, dataDir: string): Promise<string> {
-  const [sitePort, apiPort] = [await freePort(), await freePort()];
+  const [sitePort, apiPort] = freePorts(2) as [number, number];
   const spawned = performance.now();
   const child = spawn(process.execPath, npmScriptArgs("preview"), {
     env: {

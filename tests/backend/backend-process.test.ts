@@ -15,7 +15,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
@@ -23,6 +23,7 @@ import { connectPool } from "../../server/local-supabase/database/pool.ts";
 import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { npmScriptArgs } from "../npm-script.ts";
+import { freePorts } from "../test-environment.ts";
 import { LOCK_FILE } from "../../server/local-supabase/database/data-folder.ts";
 import { CLUSTER_FOLDER } from "../../server/local-supabase/database/local-database.ts";
 import { LIFT_SIGN_UP_LIMITS_FILE, testServerUrl, uniqueEmail } from "./helpers.ts";
@@ -47,15 +48,6 @@ afterEach(async () => {
   }
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Runs `npm run backend` on `dataDir` in a process group of its own, as a terminal runs it
  * (as another user, given `user`); resolves once it answers, or once it exits.
@@ -68,7 +60,7 @@ async function startBackendProcess(
     env = {},
   }: { nodeFlags?: string[]; user?: { uid: number; gid: number }; env?: Record<string, string> } = {},
 ): Promise<Running> {
-  const port = await freePort();
+  const [port] = freePorts(1) as [number];
   const child = spawn(process.execPath, [...nodeFlags, ...npmScriptArgs("backend")], {
     detached: true,
     ...user,
