@@ -153,8 +153,8 @@ try {
   // A long idle spell: a day of sources, all expired, behind statistics from an empty table.
   await withRules.owner.exec("truncate private.sign_up_sources; analyze private.sign_up_sources");
   await withRules.owner.exec(`
-    insert into private.sign_up_sources (source_key, recent, expires_at)
-    select sha256(n::text::bytea), array[now() - interval '2 days'], now() - interval '1 day'
+    insert into private.sign_up_sources (source_key, recent)
+    select sha256(n::text::bytea), array[now() - interval '2 days']
       from generate_series(1, ${IDLE_BACKLOG}) n`);
   const scans = async () =>
     Number(

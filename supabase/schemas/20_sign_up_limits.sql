@@ -57,51 +57,65 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
 
 -- One log per source (a client in one scope, as a keyed hash, never its address): the instants
--- of its latest sign-ups, newest first, as many as its largest limit needs and no older than its
--- longest window. Every pace and ceiling of the scope is read off the same log: of any window's
--- sign-ups, exactly the first N are within a limit of N.
+-- of its latest sign-ups, newest first, as many as the largest limit needs and none older than
+-- the longest window. Every pace and ceiling is read off the same log: of any window's sign-ups,
+-- exactly the first N are within a limit of N. A source can go once its newest sign-up has left
+-- the longest window.
 -- Unlogged: the log is no record, only a pace; a crash empties it (forgetting at most a day of
 -- pace), and sign-ups write no WAL for it. No index but its key: every index is written on
 -- every sign-up.
 create unlogged table private.sign_up_sources (
   source_key bytea primary key,
-  recent timestamptz[] not null,
-  -- When its newest sign-up leaves the scope's longest window, and the row can go.
-  expires_at timestamptz not null
+  recent timestamptz[] not null
 );
 comment on table private.sign_up_sources is
   'The latest sign-ups per source, keyed by a keyed hash of the client: never its address.';
 
+-- A source's log with one more sign-up (now), newest first, keeping what the limits need: the
+-- largest limit's count plus one, within the longest window. Only a source seen before pays for
+-- it, and for reading the limits.
+create function private.latest_sign_ups(log timestamptz[])
+returns timestamptz[]
+language sql
+stable
+set search_path = ''
+as $$
+  select array(
+    select instant from pg_catalog.unnest(log || now()) as instant
+     where instant >= now() - (select coalesce(max(l.window_length), interval '0') from private.sign_up_limits l)
+     order by instant desc
+     limit (select max(l.max_sign_ups) + 1 from private.sign_up_limits l))
+$$;
+
+-- Admits a visitor's sign-up, or refuses it past a ceiling, and marks it past a pace. It runs
+-- on every sign-up, so a new source (most visitors on launch day) costs two keyed hashes and two
+-- log rows, and nothing more: no limit is read for a log of one sign-up, which passes none.
+-- Planned once for all (force_generic_plan): a plan made for one client's values would be made
+-- again for every sign-up.
 create function private.admit_sign_up()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
+set plan_cache_mode = force_generic_plan
 as $$
 declare
   -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
   -- right-most x-forwarded-for entry, the one the last proxy added (the left-most is whatever
   -- the client wrote).
-  headers json := nullif(current_setting('request.headers', true), '')::json;
-  forwarded text[] := string_to_array(headers ->> 'x-forwarded-for', ',');
+  headers jsonb := nullif(current_setting('request.headers', true), '')::jsonb;
   address text := coalesce(
     nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
-    nullif(btrim(forwarded[cardinality(forwarded)]), '')
+    nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), '')
   );
   ip inet;
-  secret bytea;
-  scopes private.sign_up_scopes[];
-  limits private.sign_up_limits[];
-  address_span interval;
-  network_span interval;
   address_key bytea;
   network_key bytea;
   address_log timestamptz[];
   network_log timestamptz[];
   added_a_source boolean;
-  sign_up_limit private.sign_up_limits;
-  latest timestamptz[];
-  reasons text[] := '{}';
+  passed record;
+  reasons text[];
 begin
   -- The role the request runs as; inside this function current_user is its owner.
   if current_setting('role') not in ('anon', 'authenticated') then
@@ -125,102 +139,80 @@ begin
   end if;
 
   -- Something that is no address (a proxy's mistake; an edge always sends one) counts as itself.
-  if address ~ '^[0-9a-fA-F:.]+$' then
-    ip := address::inet;
-    if ip << inet '::ffff:0.0.0.0/96' then
-      -- An IPv4 client seen through an IPv6 socket.
-      ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0');
-    end if;
-  end if;
-
-  select array_agg(l order by l.kind, l.per, l.window_length),
-         max(l.window_length) filter (where l.per = 'address'),
-         max(l.window_length) filter (where l.per = 'network'),
-         (select k.secret from private.client_key_secret k),
-         (select array_agg(s order by s.name) from private.sign_up_scopes s)
-    into limits, address_span, network_span, secret, scopes
-    from private.sign_up_limits l;
-  if limits is null then
-    -- No limits at all: nothing to count.
-    perform set_config('early_access.admitted_sign_up', new.id::text, true);
-    return new;
-  end if;
+  -- An IPv4 client seen through an IPv6 socket is that IPv4 client.
+  ip := case
+    when address !~ '^[0-9a-fA-F:.]+$' then null
+    when address::inet << inet '::ffff:0.0.0.0/96' then inet '0.0.0.0' + (address::inet - inet '::ffff:0.0.0.0')
+    else address::inet
+  end;
 
   -- Each source is a keyed hash of the scope's name and the client in it (`network:192.0.2.0`),
-  -- so that no two scopes share one. scopes[1] is the address, scopes[2] the network.
-  address_key := pg_catalog.sha256(secret || convert_to(scopes[1].name || ':' || coalesce(
-    host(network(set_masklen(ip, case family(ip) when 4 then scopes[1].ipv4_prefix else scopes[1].ipv6_prefix end))),
-    address), 'UTF8'));
-  network_key := pg_catalog.sha256(secret || convert_to(scopes[2].name || ':' || coalesce(
-    host(network(set_masklen(ip, case family(ip) when 4 then scopes[2].ipv4_prefix else scopes[2].ipv6_prefix end))),
-    address), 'UTF8'));
+  -- so that no two scopes share one.
+  select pg_catalog.sha256(k.secret || convert_to('address:' || coalesce(
+           host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address), 'UTF8')),
+         pg_catalog.sha256(k.secret || convert_to('network:' || coalesce(
+           host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address), 'UTF8'))
+    into address_key, network_key
+    from private.client_key_secret k, private.sign_up_scopes a, private.sign_up_scopes n
+   where a.name = 'address' and n.name = 'network';
 
   -- Atomic: concurrent requests of one source queue on its row, each seeing the log the previous
   -- one committed; a request that fails later rolls its entry back, so only stored sign-ups
-  -- count. Every request locks its address before its network. A log keeps what the largest
-  -- limit needs within its scope's longest window (a new row's expires_at is now + that span),
-  -- sorted with this sign-up among them: a transaction that started earlier may commit later.
-  with logged as (
-    insert into private.sign_up_sources as src (source_key, recent, expires_at)
-    values (address_key, array[now()], now() + coalesce(address_span, interval '0')),
-           (network_key, array[now()], now() + coalesce(network_span, interval '0'))
-    on conflict on constraint sign_up_sources_pkey do update set
-      recent = array(
-        select instant from pg_catalog.unnest(src.recent || now()) as instant
-         where instant > now() - (excluded.expires_at - now())
-         order by instant desc
-         limit (select max(max_sign_ups) + 1 from private.sign_up_limits)
-      ),
-      expires_at = greatest(src.expires_at, excluded.expires_at)
-    returning src.source_key, src.recent, src.xmax = 0 as added
-  )
-  select max(recent) filter (where source_key = address_key),
-         max(recent) filter (where source_key = network_key),
-         bool_or(added)
-    into address_log, network_log, added_a_source
-    from logged;
+  -- count. Every request locks its address before its network.
+  insert into private.sign_up_sources as source (source_key, recent)
+  values (address_key, array[now()])
+  on conflict (source_key) do update set recent = private.latest_sign_ups(source.recent)
+  returning source.recent, source.xmax = 0 into address_log, added_a_source;
+  insert into private.sign_up_sources as source (source_key, recent)
+  values (network_key, array[now()])
+  on conflict (source_key) do update set recent = private.latest_sign_ups(source.recent)
+  returning source.recent, added_a_source or source.xmax = 0 into network_log, added_a_source;
 
   -- A limit of N is passed when the log's (N + 1)th newest sign-up, this one counted, is still
-  -- within the window: of any window's sign-ups, exactly the first N are within it. Ceilings
-  -- come first (kind order), and refuse.
-  foreach sign_up_limit in array limits loop
-    latest := case sign_up_limit.per when 'address' then address_log else network_log end;
-    continue when latest[sign_up_limit.max_sign_ups + 1] is null
-               or latest[sign_up_limit.max_sign_ups + 1] <= now() - sign_up_limit.window_length;
-    if sign_up_limit.kind = 'ceiling' then
-      -- PostgREST's convention for choosing the HTTP answer: 429, with Retry-After the wait
-      -- until the oldest sign-up that keeps this one out has left the window.
-      raise sqlstate 'PGRST' using
-        message = json_build_object(
-          'code', 'PT429',
-          'message', 'Too many sign-ups from this address',
-          'details', format('At most %s sign-ups %s.', sign_up_limit.max_sign_ups, sign_up_limit.name),
-          'hint', 'Try again later.'
-        )::text,
-        detail = json_build_object(
-          'status', 429,
-          'headers', json_build_object('Retry-After', greatest(1, ceil(extract(epoch from
-            latest[sign_up_limit.max_sign_ups + 1] + sign_up_limit.window_length - now())))::integer::text)
-        )::text;
-    end if;
-    reasons := reasons || format('%s sign-ups %s (pace: %s)',
-      (select count(*) from pg_catalog.unnest(latest) as instant
-        where instant > now() - sign_up_limit.window_length),
-      sign_up_limit.name, sign_up_limit.max_sign_ups);
-  end loop;
+  -- within the window: of any window's sign-ups, exactly the first N are within it. Every limit
+  -- allows at least one sign-up, so a log of one passes none. Ceilings come first, and refuse.
+  if cardinality(address_log) > 1 or cardinality(network_log) > 1 then
+    for passed in
+      select l.kind, l.name, l.max_sign_ups, l.window_length, log[l.max_sign_ups + 1] as oldest_in_the_way,
+             (select count(*) from pg_catalog.unnest(log) as instant
+               where instant > now() - l.window_length) as sign_ups
+        from private.sign_up_limits l,
+             lateral (select case l.per when 'address' then address_log else network_log end) as source (log)
+       where log[l.max_sign_ups + 1] > now() - l.window_length
+       order by l.kind, l.per, l.window_length
+    loop
+      if passed.kind = 'ceiling' then
+        -- PostgREST's convention for choosing the HTTP answer: 429, with Retry-After the wait
+        -- until the oldest sign-up that keeps this one out has left the window.
+        raise sqlstate 'PGRST' using
+          message = json_build_object(
+            'code', 'PT429',
+            'message', 'Too many sign-ups from this address',
+            'details', format('At most %s sign-ups %s.', passed.max_sign_ups, passed.name),
+            'hint', 'Try again later.'
+          )::text,
+          detail = json_build_object(
+            'status', 429,
+            'headers', json_build_object('Retry-After', greatest(1, ceil(extract(epoch from
+              passed.oldest_in_the_way + passed.window_length - now())))::integer::text)
+          )::text;
+      end if;
+      reasons := reasons || format('%s sign-ups %s (pace: %s)', passed.sign_ups, passed.name, passed.max_sign_ups);
+    end loop;
 
-  if cardinality(reasons) > 0 then
-    -- The source's short keyed id: the first bytes of the address's keyed hash.
-    insert into public.early_access_marks (sign_up_id, source, reason)
-    values (new.id, encode(substring(address_key from 1 for 6), 'hex'), array_to_string(reasons, '; '));
+    if reasons is not null then
+      -- The source's short keyed id: the first bytes of the address's keyed hash.
+      insert into public.early_access_marks (sign_up_id, source, reason)
+      values (new.id, encode(substring(address_key from 1 for 6), 'hex'), array_to_string(reasons, '; '));
+    end if;
   end if;
 
   -- One sign-up in eight that added a source (picked by its address's hash, so at random)
-  -- prunes the 32 rows that follow its address in key order, if their window has passed. Keys
-  -- are hashes, so these too are rows picked at random: sign-ups add at most two rows each and
-  -- look at four on average, so a backlog drains; none pays for more than 32, and no statistics
-  -- can turn it into a scan of the table. Only expired rows are locked, and none another request
-  -- holds: two sign-ups never wait for each other here.
+  -- prunes the 32 rows that follow its address in key order, if their newest sign-up has left
+  -- the longest window. Keys are hashes, so these too are rows picked at random: sign-ups add at
+  -- most two rows each and look at four on average, so a backlog drains; none pays for more
+  -- than 32, and no statistics can turn it into a scan of the table. Only expired rows are
+  -- locked, and none another request holds: two sign-ups never wait for each other here.
   if added_a_source and get_byte(address_key, 0) < 32 then
     delete from private.sign_up_sources
      where source_key in (
@@ -230,7 +222,7 @@ begin
                  where following.source_key > address_key
                  order by following.source_key
                  limit 32))
-          and source.expires_at < now()
+          and source.recent[1] < now() - (select coalesce(max(l.window_length), interval '0') from private.sign_up_limits l)
           for update of source skip locked
      );
   end if;
@@ -248,5 +240,5 @@ create trigger admit_sign_up
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
-revoke all on function private.normalize_early_access(), private.admit_sign_up()
+revoke all on function private.normalize_early_access(), private.admit_sign_up(), private.latest_sign_ups(timestamptz[])
   from public, anon, authenticated, service_role;
