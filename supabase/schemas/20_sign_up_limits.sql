@@ -103,7 +103,7 @@ declare
   -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
   -- right-most x-forwarded-for entry, the one the last proxy added (the left-most is whatever
   -- the client wrote).
-  headers jsonb := nullif(current_setting('request.headers', true), '')::jsonb;
+  headers json := nullif(current_setting('request.headers', true), '')::json;
   address text := coalesce(
     nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
     nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), '')

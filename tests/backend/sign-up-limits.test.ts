@@ -459,6 +459,31 @@ describe("the sources' logs", () => {
     }
   });
 
+  it("keep nothing older than the sign-up at hand while there are no limits, and mark or refuse none", async () => {
+    const { rows } = await owner.query<{ saved: string }>(
+      "select json_agg(l)::text as saved from private.sign_up_limits l",
+    );
+    await owner.exec("delete from private.sign_up_limits");
+    try {
+      const emails: string[] = [];
+      for (let index = 0; index < PACE + 5; index++) {
+        emails.push(
+          await signUpWithHeaders(owner, { "cf-connecting-ip": "198.51.100.150" }, uniqueEmail("unlimited")),
+        );
+      }
+      expect((await marksOf(emails)).map(({ source }) => source)).toEqual(emails.map(() => null));
+      const logs = await owner.query<{ longest: number }>(
+        "select max(cardinality(recent))::integer as longest from private.sign_up_sources",
+      );
+      expect(logs.rows[0]!.longest).toBe(1);
+    } finally {
+      await owner.query(
+        "insert into private.sign_up_limits select * from json_populate_recordset(null::private.sign_up_limits, $1::json)",
+        [rows[0]!.saved],
+      );
+    }
+  });
+
   it("are never scanned whole by a sign-up, whatever the statistics say", async () => {
     // Statistics taken while the table was empty, then a day's sources, all expired, added behind
     // their back: the planner's figures are as wrong as they can be.
