@@ -72,8 +72,9 @@ comment on table private.sign_up_sources is
   'The latest sign-ups per source, keyed by a keyed hash of the client: never its address.';
 
 -- A source's log with one more sign-up (now), newest first, keeping what the limits need: the
--- largest limit's count plus one, within the longest window. Only a source seen before pays for
--- it, and for reading the limits.
+-- largest limit's count plus one, within the longest window. Sorted, not just prepended: a
+-- transaction that started earlier (an earlier now()) may commit later. Only a source seen before
+-- pays for it, and for reading the limits.
 create function private.latest_sign_ups(log timestamptz[])
 returns timestamptz[]
 language sql
