@@ -77,24 +77,20 @@ function union(a: Box, b: Box): Box {
 
 /**
  * The toast's box, with its close button (which sonner hangs half outside the toast's corner),
- * once it has stopped moving (sonner slides its toasts in).
+ * once it has stopped moving: sonner slides a toast in from below the viewport once it has marked
+ * it mounted, a frame after it appears, which a busy machine may take long to reach.
  */
 async function settledBox(toast: Locator): Promise<Box> {
-  const close = toast.locator("[data-close-button]");
-  let last: Box | null = null;
-  await expect
-    .poll(
-      async () => {
-        const [box, closeBox] = await Promise.all([toast.boundingBox(), close.boundingBox()]);
-        const whole = box && closeBox && union(box, closeBox);
-        const settled = whole !== null && JSON.stringify(whole) === JSON.stringify(last);
-        last = whole;
-        return settled;
-      },
-      { intervals: [100] },
-    )
-    .toBe(true);
-  return last!;
+  await expect(toast).toHaveAttribute("data-mounted", "true");
+  await toast.evaluate((element) =>
+    Promise.all(element.getAnimations({ subtree: true }).map(({ finished }) => finished.catch(() => {}))),
+  );
+  const [box, closeBox] = await Promise.all([
+    toast.boundingBox(),
+    toast.locator("[data-close-button]").boundingBox(),
+  ]);
+  expect(box && closeBox, "the toast and its close button are on the page").toBeTruthy();
+  return union(box!, closeBox!);
 }
 
 const overlap = (a: Box, b: Box) =>
