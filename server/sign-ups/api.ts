@@ -2,17 +2,21 @@
 // on a real project as locally), and what its failures mean for the owner.
 import { readdirSync, readFileSync } from "node:fs";
 import type { PostgrestError, SupabaseClient } from "@supabase/supabase-js";
+import type { HourCount } from "./growth.ts";
 
 const TABLE = "early_access";
 
 /** Every sign-up with its mark: a view for the secret key only. */
 const WITH_MARKS = "early_access_with_marks";
 
-/** The marks alone: how many there are. */
-const MARKS = "early_access_marks";
-
 /** Marked sign-ups grouped by source. */
 const SOURCES = "early_access_sources";
+
+/** The whole list in one row. */
+const TOTALS = "early_access_totals";
+
+/** Sign-ups per UTC hour and per quarter of it. */
+const HOURS = "early_access_hours";
 
 /**
  * Rows asked for at once: Supabase's default "Max rows". A project set lower answers with
@@ -41,6 +45,18 @@ export interface SourceRow {
   some_emails: string[];
 }
 
+/** The whole list in one row, counted by the database. */
+export interface Totals {
+  sign_ups: number;
+  /** Those the discount is for. */
+  with_phone: number;
+  /** Those marked for review. */
+  marked: number;
+  /** The first and the latest sign-up; null for an empty list. */
+  first_at: string | null;
+  last_at: string | null;
+}
+
 /** A failure to tell the owner in one line; nothing was changed. */
 export class OwnerCommandError extends Error {}
 
@@ -60,10 +76,10 @@ export interface ReadOptions {
 }
 
 export interface SignUps {
-  /** How many signed up (since `since`). */
-  count(since?: Date | null): Promise<number>;
-  /** How many sign-ups are marked for review. */
-  countMarked(): Promise<number>;
+  /** How many signed up, left a phone, are marked; the first and latest sign-up. */
+  totals(): Promise<Totals>;
+  /** Sign-ups per UTC hour from the hour of `since` on, oldest first (hours without any left out). */
+  hours(since: Date): Promise<HourCount[]>;
   /** The sources of marked sign-ups, the latest first. */
   sources(): Promise<SourceRow[]>;
   /** The rows, a page at a time, in a total order; `total` is known once the first page is in. */
@@ -84,20 +100,21 @@ export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
   };
 
   return {
-    async count(since) {
-      // A GET of no rows rather than HEAD (`head: true`): a HEAD's answer has no body, so its
-      // errors would reach supabase-js without their code (a missing table even as 204).
-      let query = client.from(TABLE).select("*", { count: "exact" }).limit(0);
-      if (since) query = query.gte("created_at", since.toISOString());
-      const answer = await query;
-      check(answer);
-      return answer.count ?? 0;
+    async totals() {
+      const answer = await client.from(TOTALS).select("sign_ups, with_phone, marked, first_at, last_at");
+      return (check(answer) as Totals[])[0]!;
     },
 
-    async countMarked() {
-      const answer = await client.from(MARKS).select("*", { count: "exact" }).limit(0);
-      check(answer);
-      return answer.count ?? 0;
+    async hours(since) {
+      // The chart's window is at most 31 days and 14 hours: fewer rows than a project's max rows
+      // (1,000) however long the list.
+      const answer = await client
+        .from(HOURS)
+        .select("starts_at, sign_ups, by_quarter")
+        .gte("starts_at", since.toISOString())
+        .order("starts_at")
+        .limit(PAGE_SIZE);
+      return check(answer) as HourCount[];
     },
 
     async sources() {
@@ -154,6 +171,9 @@ export function signUpsApi(client: SupabaseClient, target: Target): SignUps {
   };
 }
 
+/** Supabase's status for a request to a paused project (its "HTTP Status Codes" guide). */
+const PROJECT_PAUSED = 540;
+
 /** The message for a failed call: what happened, and what to do about it. */
 export function describeFailure(
   error: PostgrestError,
@@ -164,12 +184,28 @@ export function describeFailure(
     // supabase-js puts the cause in `details`: "…Caused by: Error: connect ECONNREFUSED 127.0.0.1:54321 (ECONNREFUSED)".
     const cause =
       /Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ?? error.message;
-    return new OwnerCommandError(`Cannot reach the Supabase API at ${url} (${cause}).`);
+    // A paused project's address stops resolving, as a deleted one's does.
+    const unknownProject = cause.includes("ENOTFOUND") && projectRef(url) !== null;
+    return new OwnerCommandError(
+      `Cannot reach the Supabase API at ${url} (${cause}).` +
+        (unknownProject
+          ? ` If the address is right, the project may be paused or deleted: see ${dashboard(url)}.`
+          : ""),
+    );
+  }
+  if (status === PROJECT_PAUSED) {
+    return new OwnerCommandError(
+      `The project at ${url} is paused (HTTP 540): it answers nothing, sign-ups from the page included. ` +
+        `Resume it at ${dashboard(url)} (Resume project): its data and settings come back. ` +
+        "Supabase pauses Free-plan projects after 7 days of low activity.",
+    );
   }
   if (error.code === "PGRST205") {
+    const missing = /'public\.(\w+)'/.exec(error.message)?.[1] ?? TABLE;
     return new OwnerCommandError(
-      `The project at ${url} has no table public.${TABLE}: apply this repository's migrations ` +
-        `(npx supabase db push), the first being supabase/migrations/${creatingMigration()}.`,
+      `The project at ${url} has no ${missing === TABLE ? "table" : "view"} public.${missing}: apply ` +
+        "this repository's migrations (npx supabase db push)" +
+        (missing === TABLE ? `, the first being supabase/migrations/${creatingMigration()}.` : "."),
     );
   }
   if (status === 401 && error.message === "Invalid API key") {
@@ -186,6 +222,17 @@ export function describeFailure(
   }
   const code = error.code ? ` ${error.code}` : "";
   return new OwnerCommandError(`The API at ${url} answered ${status}${code}: ${error.message}`);
+}
+
+/** A hosted project's ref, from its URL (`https://<ref>.supabase.co`); null elsewhere. */
+function projectRef(url: string): string | null {
+  return /^([a-z0-9]+)\.supabase\.co$/.exec(new URL(url).hostname)?.[1] ?? null;
+}
+
+/** Where the owner sees the project in Supabase's dashboard. */
+function dashboard(url: string): string {
+  const ref = projectRef(url);
+  return ref ? `https://supabase.com/dashboard/project/${ref}` : "the Supabase dashboard";
 }
 
 /** The migration that creates the table, found by its content so that a rename cannot stale it. */

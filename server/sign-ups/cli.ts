@@ -11,11 +11,23 @@ import { ConfigurationError } from "../../src/environment.ts";
 import { OwnerCommandError, signUpsApi, type SignUps } from "./api.ts";
 import { connect } from "./connection.ts";
 import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
-import { formatLocal, localTimeZone, parseSince, startOfDay, weekBefore } from "./dates.ts";
+import { formatCount, renderChart } from "./chart.ts";
+import { formatLocal, localTimeZone, parseSince } from "./dates.ts";
+import { CHART_DAYS, chartWindow, foldIntoDays, lastHours, recentTotals } from "./growth.ts";
 import { formatTable } from "./table.ts";
 
 /** How many rows `list` shows unless told otherwise. */
 const DEFAULT_LIST_LIMIT = 50;
+
+/** The width of the chart when stdout is no terminal (a file, a pipe). */
+const PIPED_WIDTH = 80;
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** How long without a sign-up before `status` warns of Supabase's pausing (after 7 days). */
+const QUIET_WARNING_MS = 3 * DAY_MS;
 
 const program = new Command("sign-ups")
   .usage("<verb> [options]   (npm run sign-ups -- <verb>)")
@@ -28,25 +40,105 @@ const program = new Command("sign-ups")
 program
   .command("count")
   .description(
-    "How many signed up: in all, today and in the last 7 days; and how many are marked for review.",
+    "How many signed up (in all, today, in the last 7 days), left a phone and are marked for review, " +
+      "and a chart of sign-ups per day: the last 30 days, or since the first sign-up.",
   )
-  .action(() =>
+  .option("--hours", "chart the last 48 hours, hour by hour, instead of the days")
+  .action(({ hours = false }: { hours?: boolean }) =>
     withSignUps(async (signUps) => {
       const now = new Date();
-      const [total, today, week, marked] = await Promise.all([
-        signUps.count(),
-        signUps.count(startOfDay(now)),
-        signUps.count(weekBefore(now)),
-        signUps.countMarked(),
-      ]);
-      process.stdout.write(
-        `${total} ${total === 1 ? "sign-up" : "sign-ups"}\n` +
-          `${today} today (since 00:00, ${localTimeZone()})\n` +
-          `${week} in the last 7 days\n` +
-          `${marked} marked for review\n`,
-      );
+      const zone = localTimeZone();
+      const totals = await signUps.totals();
+      if (totals.sign_ups === 0 || totals.first_at === null) {
+        process.stdout.write("No sign-ups yet: the list is empty.\n");
+        return;
+      }
+      const window = chartWindow(now, zone, new Date(totals.first_at));
+      const counted = await signUps.hours(window.since);
+      const days = foldIntoDays(counted, window.days, zone);
+      const recent = recentTotals(days, window.days.at(-1)!);
+      const { sign_ups, with_phone, marked } = totals;
+      const summary = [
+        `${formatCount(sign_ups)} ${sign_ups === 1 ? "sign-up" : "sign-ups"}`,
+        `${formatCount(recent.today)} today (since 00:00, ${zone})`,
+        `${formatCount(recent.lastWeek)} in the last 7 days`,
+        `${formatCount(with_phone)} left a phone (the discount is for them)`,
+        `${formatCount(marked)} marked for review`,
+      ];
+      const chart = hours
+        ? {
+            title: `Sign-ups per hour, the last 48 hours (${zone})`,
+            rows: lastHours(counted, now, zone).map(({ day, time, weekday, sign_ups }) => ({
+              label: `${weekday} ${day} ${time}`,
+              shortLabel: `${weekday} ${time}`,
+              value: sign_ups,
+            })),
+          }
+        : {
+            title:
+              `Sign-ups per day (${zone}), ` +
+              (days.length < CHART_DAYS
+                ? `since the first on ${days[0]!.day}`
+                : `the last ${CHART_DAYS} days`),
+            rows: days.map(({ day, weekday, sign_ups }) => ({
+              label: `${weekday} ${day}`,
+              shortLabel: day.slice(5),
+              value: sign_ups,
+            })),
+          };
+      // A terminal's own width and colours; piped, a classic 80 columns and no escape codes.
+      const output = process.stdout;
+      const width = output.isTTY ? output.columns : PIPED_WIDTH;
+      const colour = output.isTTY && output.hasColors();
+      const lines = [...summary, "", chart.title, ...renderChart(chart.rows, { width, colour })];
+      output.write(`${lines.join("\n")}\n`);
     }),
   );
+
+program
+  .command("status")
+  .description(
+    "Whether the project answers (a paused one says so, with what to do), how many signed up, and when last.",
+  )
+  .action(() =>
+    withSignUps(async (signUps, { url, local }) => {
+      const started = performance.now();
+      const { sign_ups, last_at } = await signUps.totals();
+      const took = Math.round(performance.now() - started);
+      const lines = [
+        `The project at ${url} answers (in ${took} ms), with this repository's tables and views.`,
+      ];
+      if (last_at === null) lines.push("No sign-ups yet.");
+      else {
+        const quiet = Date.now() - new Date(last_at).getTime();
+        lines.push(
+          `${formatCount(sign_ups)} ${sign_ups === 1 ? "sign-up" : "sign-ups"}, the latest ` +
+            `${formatLocal(new Date(last_at))} (${localTimeZone()}), ${formatAgo(quiet)}.`,
+        );
+        if (!local && quiet >= QUIET_WARNING_MS)
+          lines.push(
+            "A quiet page is not a dead one, but Supabase pauses a Free-plan project after 7 days of low " +
+              'activity, and every sign-up then fails: see README.md, "A quiet project".',
+          );
+      }
+      process.stdout.write(`${lines.join("\n")}\n`);
+    }),
+  );
+
+/** `3 days ago`, `5 hours ago`, `just now`. */
+function formatAgo(ms: number): string {
+  const [unit, size] =
+    ms >= DAY_MS
+      ? ["day", DAY_MS]
+      : ms >= HOUR_MS
+        ? ["hour", HOUR_MS]
+        : ms >= MINUTE_MS
+          ? ["minute", MINUTE_MS]
+          : [];
+  if (!unit) return "just now";
+  const count = Math.floor(ms / size!);
+  return `${count} ${unit}${count === 1 ? "" : "s"} ago`;
+}
 
 program
   .command("list")
@@ -174,11 +266,13 @@ program
  * Runs `work` against the configured sign-ups, and turns any failure into one line on stderr
  * and exit status 1. A backend the command started is closed either way.
  */
-async function withSignUps(work: (signUps: SignUps) => Promise<void>): Promise<void> {
+async function withSignUps(
+  work: (signUps: SignUps, target: { url: string; local: boolean }) => Promise<void>,
+): Promise<void> {
   try {
     const connection = await connect();
     try {
-      await work(signUpsApi(connection.client, connection));
+      await work(signUpsApi(connection.client, connection), connection);
     } finally {
       await connection.close();
     }

@@ -19,6 +19,8 @@ import { OwnerCommandError, type Target } from "./api.ts";
 
 export interface Connection extends Target {
   client: SupabaseClient;
+  /** Whether it is the local backend (no Supabase project, so no pausing). */
+  local: boolean;
   /** Stops the backend the command started, if it did. */
   close(): Promise<void>;
 }
@@ -40,7 +42,7 @@ export async function connect(env: Environment = readEnvironment()): Promise<Con
   }
   const backend = local ? await localBackend(settings) : null;
   const client = createClient(url, key, { auth: { persistSession: false, autoRefreshToken: false } });
-  return { client, url, keySource, close: async () => void (await backend?.close()) };
+  return { client, url, keySource, local, close: async () => void (await backend?.close()) };
 }
 
 /** The secret key: SUPABASE_SECRET_KEY, else (locally only) the local stack's own. */

@@ -1,18 +1,6 @@
 // Days and times as the owner means them: in the time zone of the machine the command runs on.
 import { calendarDay } from "../../src/lib/calendar-day.ts";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Midnight that began the day of `now`, in local time. */
-export function startOfDay(now: Date): Date {
-  return new Date(now.getFullYear(), now.getMonth(), now.getDate());
-}
-
-/** The instant seven times 24 hours before `now`. */
-export function weekBefore(now: Date): Date {
-  return new Date(now.getTime() - 7 * DAY_MS);
-}
-
 /** This machine's time zone, as the owner reads it (`Europe/Paris`, `UTC`). */
 export function localTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -1,5 +1,6 @@
 // The chart `count` draws (server/sign-ups/chart.ts): numbers always, bars to scale, every line
 // within the terminal's width, colour only when asked.
+import { stripVTControlCharacters } from "node:util";
 import { describe, expect, it } from "vitest";
 import { renderChart, type ChartRow } from "../../server/sign-ups/chart";
 
@@ -11,7 +12,7 @@ const days = (values: number[]): ChartRow[] =>
   });
 
 /** What a terminal shows: the text without its colour codes. */
-const visible = (line: string) => line.replace(/\u001b\[\d+m/g, "");
+const visible = (line: string) => stripVTControlCharacters(line);
 const bar = (line: string) => /[█▏▎▍▌▋▊▉]*$/u.exec(visible(line))![0];
 const columns = (text: string) => [...text].length;
 
