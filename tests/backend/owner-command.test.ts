@@ -4,6 +4,8 @@
 // project), against the local backend while it runs, and with no backend running, when it
 // opens the data folder itself. Failures are one line, change nothing.
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +20,7 @@ import { normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
 import { register } from "../../src/lib/sign-up-request.ts";
 import { npmScriptArgs, runNpmScript, type ScriptRun } from "../npm-script.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
-import { clientFor, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase } from "./helpers.ts";
+import { clientFor, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase, rest } from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "owner-command-"));
 // As root, PostgreSQL runs as the postgres user, who must pass through to the data folders here.
@@ -118,11 +120,25 @@ describe.each([
   });
   afterAll(() => backend?.close());
 
-  it("count says 3, and how many today and this week", async () => {
+  it("count says 3: today, this week, with a phone, marked; and charts them by day, as text when piped", async () => {
     const run = await signUps(["count"], env);
     expect(run).toMatchObject({ status: 0, stderr: "" });
+    const today = new Date().toISOString().slice(0, 10);
+    const weekday = new Date().toLocaleDateString("en-US", { weekday: "short", timeZone: "UTC" });
     expect(run.stdout).toBe(
-      "3 sign-ups\n3 today (since 00:00, UTC)\n3 in the last 7 days\n0 marked for review\n",
+      "3 sign-ups\n3 today (since 00:00, UTC)\n3 in the last 7 days\n" +
+        "2 left a phone (the discount is for them)\n0 marked for review\n\n" +
+        `Sign-ups per day (UTC), since the first on ${today}\n` +
+        // Piped: 80 columns, no colour; the only day's bar is the longest a bar gets.
+        `${weekday} ${today}  3 ${"█".repeat(60)}\n`,
+    );
+  });
+
+  it("status says the project answers, how many signed up, and when last", async () => {
+    const run = await signUps(["status"], env);
+    expect(run).toMatchObject({ status: 0, stderr: "" });
+    expect(run.stdout).toMatch(
+      /^The project at http:\/\/(localhost|127\.0\.0\.1):\d+ answers \(in \d+ ms\), with this repository's tables and views\.\n3 sign-ups, the latest \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\), just now\.\n$/,
     );
   });
 
@@ -211,11 +227,35 @@ describe("counting by day", () => {
   });
   afterAll(() => backend?.close());
 
-  it("counts today from local midnight, and the last 7 days as 7 × 24 hours", async () => {
+  it("counts today from local midnight and the last 7 days with today, and charts the last 30 days", async () => {
     const run = await signUps(["count"], throwawayAt(backend));
-    expect(run.stdout).toBe(
-      "4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n0 marked for review\n",
+    const [summary, chart] = run.stdout.split("\n\n") as [string, string];
+    expect(summary).toBe(
+      "4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n0 left a phone (the discount is for them)\n0 marked for review",
     );
+    const [title, ...days] = chart.trimEnd().split("\n");
+    expect(title).toBe("Sign-ups per day (UTC), the last 30 days");
+    const dayBefore = (days: number) =>
+      new Date(Date.now() - days * 24 * 3600 * 1000).toISOString().slice(0, 10);
+    // Every day of the 30 has its line; the three with a sign-up have its 1 and a full bar.
+    expect(days.map((line) => line.slice(4, 14))).toEqual(
+      Array.from({ length: 30 }, (_, index) => dayBefore(29 - index)),
+    );
+    const withSignUps = days.filter((line) => line.endsWith("█"));
+    expect(withSignUps.map((line) => line.slice(4, 17))).toEqual(
+      [dayBefore(8), dayBefore(3), dayBefore(0)].map((day) => `${day}  1`),
+    );
+    expect(days.filter((line) => line.endsWith("  0"))).toHaveLength(27);
+  });
+
+  it("count --hours charts the last 48 hours, hour by hour", async () => {
+    const run = await signUps(["count", "--hours"], throwawayAt(backend));
+    const [title, ...hours] = run.stdout.split("\n\n")[1]!.trimEnd().split("\n");
+    expect(title).toBe("Sign-ups per hour, the last 48 hours (UTC)");
+    expect(hours).toHaveLength(48);
+    const thisHour = new Date().toISOString().slice(0, 13).replace("T", " ");
+    expect(hours.at(-1)).toMatch(new RegExp(`^\\w{3} ${thisHour}:00  1 █+$`));
+    expect(hours.slice(0, -1).every((line) => line.endsWith("  0"))).toBe(true);
   });
 
   it("lists from --since on", async () => {
@@ -248,8 +288,8 @@ describe("sign-ups marked for review", () => {
 
   it("count says how many are marked", async () => {
     const run = await signUps(["count"], env());
-    expect(run.stdout).toBe(
-      "12 sign-ups\n12 today (since 00:00, UTC)\n12 in the last 7 days\n2 marked for review\n",
+    expect(run.stdout).toMatch(
+      /^12 sign-ups\n12 today \(since 00:00, UTC\)\n12 in the last 7 days\n0 left a phone \(the discount is for them\)\n2 marked for review\n\n/,
     );
   });
 
@@ -296,7 +336,9 @@ describe("sign-ups marked for review", () => {
         .map(({ email }) => email)
         .sort(),
     );
-    expect((await signUps(["count"], env())).stdout).toMatch(/^10 sign-ups\n(.*\n){2}0 marked for review\n$/);
+    expect((await signUps(["count"], env())).stdout).toMatch(
+      /^10 sign-ups\n(.*\n){3}0 marked for review\n\n/,
+    );
 
     const again = await signUps(["remove", "--source", source], env());
     expect(again.stderr).toBe(`No marked sign-ups of source ${source}: nothing was removed.\n`);
@@ -313,6 +355,69 @@ describe("sign-ups marked for review", () => {
     expect(run.status).toBe(1);
     expect(run.stderr.trimEnd()).toMatch(message);
     expect(await storedEmails(owner)).toEqual(before);
+  });
+});
+
+describe("the counts the chart reads", () => {
+  let backend: Backend;
+  beforeAll(async () => {
+    const { database, owner } = await openTestDatabase();
+    // Faked: the sign-up times, to put them on either side of a quarter hour's and an hour's edge.
+    await owner.exec(`
+      insert into public.early_access (email, phone, created_at) values
+        ('a@example.com', '555 0100', '2026-01-10 18:14:59.999999+00'),
+        ('b@example.com', null, '2026-01-10 18:15:00+00'),
+        ('c@example.com', '555 0102', '2026-01-10 18:59:59.999999+00'),
+        ('d@example.com', null, '2026-01-10 19:00:00+00'),
+        ('e@example.com', '555 0104', '2026-03-01 09:31:00+00');
+      insert into public.early_access_marks (sign_up_id, source, reason)
+      select id, '0123456789ab', 'test' from public.early_access where email in ('b@example.com', 'e@example.com');`);
+    backend = await startLocalSupabase({ database, port: 0, log: () => {} });
+  });
+  afterAll(() => backend?.close());
+
+  const read = (path: string, key: string) => rest(backend, { path, key });
+
+  it("count sign-ups per UTC hour and per quarter of it, from a given hour on", async () => {
+    const answer = await read(
+      "early_access_hours?select=starts_at,sign_ups,by_quarter&starts_at=gte.2026-01-10T18:00:00Z&order=starts_at",
+      backend.secretKey,
+    );
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual([
+      { starts_at: "2026-01-10T18:00:00+00:00", sign_ups: 3, by_quarter: [1, 1, 0, 1] },
+      { starts_at: "2026-01-10T19:00:00+00:00", sign_ups: 1, by_quarter: [1, 0, 0, 0] },
+      { starts_at: "2026-03-01T09:00:00+00:00", sign_ups: 1, by_quarter: [0, 0, 1, 0] },
+    ]);
+    const later = await read(
+      "early_access_hours?select=starts_at&starts_at=gte.2026-01-10T19:00:01Z",
+      backend.secretKey,
+    );
+    expect(await later.json()).toEqual([{ starts_at: "2026-03-01T09:00:00+00:00" }]);
+  });
+
+  it("count the whole list in one row: with a phone, marked, first and latest", async () => {
+    const answer = await read("early_access_totals?select=*", backend.secretKey);
+    expect(await answer.json()).toEqual([
+      {
+        sign_ups: 5,
+        with_phone: 3,
+        marked: 2,
+        first_at: "2026-01-10T18:14:59.999999+00:00",
+        last_at: "2026-03-01T09:31:00+00:00",
+      },
+    ]);
+  });
+
+  it.each([
+    ["the publishable key", LOCAL_PUBLISHABLE_KEY],
+    ["the legacy anon key", LOCAL_ANON_KEY],
+  ])("are for the secret key only: %s reads nothing of them", async (_, key) => {
+    for (const view of ["early_access_hours", "early_access_totals"]) {
+      const answer = await read(`${view}?select=*`, key);
+      expect(answer.status, view).toBe(401);
+      expect((await answer.json()).code, view).toBe("42501");
+    }
   });
 });
 
@@ -390,13 +495,45 @@ describe("failures: one line, exit status 1, nothing changed", () => {
     await other.exec("drop table public.early_access cascade");
     const empty = await startLocalSupabase({ database, port: 0, log: () => {} });
     try {
-      const run = await signUps(["count"], throwawayAt(empty));
+      const run = await signUps(["remove", "ada@example.com"], throwawayAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
         /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/20261122000000_create_early_access\.sql\.\n$/,
       );
     } finally {
       await empty.close();
+    }
+  });
+
+  it("a project without the latest migration says which view it lacks, and to push the migrations", async () => {
+    const { database, owner: other } = await openTestDatabase();
+    await other.exec("drop view public.early_access_hours, public.early_access_totals");
+    const older = await startLocalSupabase({ database, port: 0, log: () => {} });
+    try {
+      const run = await signUps(["count"], throwawayAt(older));
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(
+        /^error: The project at .+ has no view public\.early_access_totals: apply this repository's migrations \(npx supabase db push\)\.\n$/,
+      );
+    } finally {
+      await older.close();
+    }
+  });
+
+  it("a paused project is named as paused, with what to do", async () => {
+    // Faked: a paused hosted project, which no local backend can be. Supabase answers every
+    // request to one with its own status, 540 ("HTTP Status Codes" in Supabase's guides).
+    const paused = createServer((_, response) => response.writeHead(540).end("Project paused"));
+    await new Promise<void>((listening) => paused.listen(0, "127.0.0.1", listening));
+    try {
+      const url = `http://localhost:${(paused.address() as AddressInfo).port}`;
+      await expectFailure(
+        ["count"],
+        { PUBLIC_SUPABASE_URL: url, SUPABASE_SECRET_KEY: backend.secretKey },
+        /^error: The project at http:\/\/localhost:\d+ is paused \(HTTP 540\): it answers nothing, sign-ups from the page included\. Resume it at the Supabase dashboard \(Resume project\)/,
+      );
+    } finally {
+      await new Promise((closed) => paused.close(closed));
     }
   });
 
@@ -467,7 +604,7 @@ describe("while `npm run backend` is still starting", () => {
       // The folder is taken before the database opens, and a new one takes seconds to create.
       while (!existsSync(join(dataDir, LOCK_FILE))) await new Promise((r) => setTimeout(r, 20));
       const run = await signUps(["count"], settings);
-      expect(run, run.stderr).toMatchObject({ status: 0, stdout: expect.stringMatching(/^0 sign-ups\n/) });
+      expect(run, run.stderr).toMatchObject({ status: 0, stdout: "No sign-ups yet: the list is empty.\n" });
     } finally {
       backend.kill("SIGINT");
       await new Promise((exited) => backend.on("exit", exited));
