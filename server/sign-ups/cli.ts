@@ -13,7 +13,7 @@ import { connect } from "./connection.ts";
 import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
 import { formatCount, renderChart } from "./chart.ts";
 import { formatLocal, localTimeZone, parseSince } from "./dates.ts";
-import { CHART_DAYS, chartWindow, foldIntoDays, lastHours, recentTotals } from "./growth.ts";
+import { CHART_DAYS, CHART_HOURS, chartWindow, foldIntoDays, lastHours, recentTotals } from "./growth.ts";
 import { formatTable } from "./table.ts";
 
 /** How many rows `list` shows unless told otherwise. */
@@ -62,12 +62,12 @@ program
         `${formatCount(sign_ups)} ${sign_ups === 1 ? "sign-up" : "sign-ups"}`,
         `${formatCount(recent.today)} today (since 00:00, ${zone})`,
         `${formatCount(recent.lastWeek)} in the last 7 days`,
-        `${formatCount(with_phone)} left a phone (the discount is for them)`,
+        `${formatCount(with_phone)} with a phone (for the discount)`,
         `${formatCount(marked)} marked for review`,
       ];
       const chart = hours
         ? {
-            title: `Sign-ups per hour, the last 48 hours (${zone})`,
+            title: `Sign-ups per hour, the last ${CHART_HOURS} hours`,
             rows: lastHours(counted, now, zone).map(({ day, time, weekday, sign_ups }) => ({
               label: `${weekday} ${day} ${time}`,
               shortLabel: `${weekday} ${time}`,
@@ -76,10 +76,9 @@ program
           }
         : {
             title:
-              `Sign-ups per day (${zone}), ` +
-              (days.length < CHART_DAYS
-                ? `since the first on ${days[0]!.day}`
-                : `the last ${CHART_DAYS} days`),
+              days.length < CHART_DAYS
+                ? `Sign-ups per day since the first, ${days[0]!.day}`
+                : `Sign-ups per day, the last ${CHART_DAYS} days`,
             rows: days.map(({ day, weekday, sign_ups }) => ({
               label: `${weekday} ${day}`,
               shortLabel: day.slice(5),

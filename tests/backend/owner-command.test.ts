@@ -127,8 +127,8 @@ describe.each([
     const weekday = new Date().toLocaleDateString("en-US", { weekday: "short", timeZone: "UTC" });
     expect(run.stdout).toBe(
       "3 sign-ups\n3 today (since 00:00, UTC)\n3 in the last 7 days\n" +
-        "2 left a phone (the discount is for them)\n0 marked for review\n\n" +
-        `Sign-ups per day (UTC), since the first on ${today}\n` +
+        "2 with a phone (for the discount)\n0 marked for review\n\n" +
+        `Sign-ups per day since the first, ${today}\n` +
         // Piped: 80 columns, no colour; the only day's bar is the longest a bar gets.
         `${weekday} ${today}  3 ${"█".repeat(60)}\n`,
     );
@@ -231,10 +231,10 @@ describe("counting by day", () => {
     const run = await signUps(["count"], throwawayAt(backend));
     const [summary, chart] = run.stdout.split("\n\n") as [string, string];
     expect(summary).toBe(
-      "4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n0 left a phone (the discount is for them)\n0 marked for review",
+      "4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n0 with a phone (for the discount)\n0 marked for review",
     );
     const [title, ...days] = chart.trimEnd().split("\n");
-    expect(title).toBe("Sign-ups per day (UTC), the last 30 days");
+    expect(title).toBe("Sign-ups per day, the last 30 days");
     const dayBefore = (days: number) =>
       new Date(Date.now() - days * 24 * 3600 * 1000).toISOString().slice(0, 10);
     // Every day of the 30 has its line; the three with a sign-up have its 1 and a full bar.
@@ -251,7 +251,7 @@ describe("counting by day", () => {
   it("count --hours charts the last 48 hours, hour by hour", async () => {
     const run = await signUps(["count", "--hours"], throwawayAt(backend));
     const [title, ...hours] = run.stdout.split("\n\n")[1]!.trimEnd().split("\n");
-    expect(title).toBe("Sign-ups per hour, the last 48 hours (UTC)");
+    expect(title).toBe("Sign-ups per hour, the last 48 hours");
     expect(hours).toHaveLength(48);
     const thisHour = new Date().toISOString().slice(0, 13).replace("T", " ");
     expect(hours.at(-1)).toMatch(new RegExp(`^\\w{3} ${thisHour}:00  1 █+$`));
@@ -289,7 +289,7 @@ describe("sign-ups marked for review", () => {
   it("count says how many are marked", async () => {
     const run = await signUps(["count"], env());
     expect(run.stdout).toMatch(
-      /^12 sign-ups\n12 today \(since 00:00, UTC\)\n12 in the last 7 days\n0 left a phone \(the discount is for them\)\n2 marked for review\n\n/,
+      /^12 sign-ups\n12 today \(since 00:00, UTC\)\n12 in the last 7 days\n0 with a phone \(for the discount\)\n2 marked for review\n\n/,
     );
   });
 

@@ -1,0 +1,113 @@
+// `npm run bench:chart`: how long `npm run sign-ups -- count` (the totals and the chart by day)
+// and `count --hours` take with 1,000,000 sign-ups on the local backend, counted by the database's
+// views (supabase/schemas/40_sign_ups_by_hour.sql). Two lists of that size: one gathered over a
+// year, and one whose every sign-up came in the chart's 30 days (a launch), the most the views can
+// be asked to count. 1% of each is marked. With the backend running (the command is then only a
+// client), and with none (the command opens the data folder, its PostgreSQL server included).
+// Target: under 2 s with the backend running. Data folders and ports of its own; prints figures,
+// never fails on them.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openLocalDatabase } from "../server/local-supabase/database/local-database.ts";
+import { runNpmScript } from "../tests/npm-script.ts";
+import { freePorts } from "../tests/test-environment.ts";
+import { median, runBackend, table } from "./support.ts";
+
+const SIGN_UPS = 1_000_000;
+const RUNS = 7;
+const TARGET_SECONDS = 2;
+
+/** Whatever a .env says: the local backend on its own server, the local keys. */
+const LOCAL_ONLY = {
+  PUBLIC_SUPABASE_URL: "",
+  SUPABASE_SECRET_KEY: "",
+  SUPABASE_DB_URL: "",
+  SUPABASE_SEED_FILE: "",
+};
+
+const LISTS = [
+  { name: "gathered over a year", spread: "365 days" },
+  { name: "all in the last 30 days", spread: "30 days" },
+];
+
+const root = mkdtempSync(join(tmpdir(), "chart-bench-"));
+// As root, PostgreSQL runs as the postgres user, who must pass through to the data folders.
+chmodSync(root, 0o711);
+
+/**
+ * A data folder holding the sign-ups, evenly spread over `spread` up to now, a third without a
+ * phone, 1% marked; analysed, as autovacuum analyses a table that grew.
+ */
+async function dataFolder(spread: string): Promise<string> {
+  const dataDir = join(root, spread.replace(" ", "-"));
+  const db = await openLocalDatabase({
+    dataDir,
+    seed: `
+      insert into public.early_access (email, phone, created_at)
+      select 'person' || n || '@example.com',
+             case when n % 3 = 0 then null else '+1 555 ' || lpad(n::text, 7, '0') end,
+             now() - interval '${spread}' * n / ${SIGN_UPS}
+        from generate_series(1, ${SIGN_UPS}) n;
+      insert into public.early_access_marks (sign_up_id, source, reason)
+      select id, '0123456789ab', 'bench' from public.early_access where email like 'person%00@example.com';
+      analyze public.early_access, public.early_access_marks;`,
+  });
+  await db.close();
+  return dataDir;
+}
+
+/** The command's seconds, `RUNS` times. */
+async function time(args: string[], settings: Record<string, string>, runs = RUNS): Promise<number[]> {
+  const seconds: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    const { status, stdout, stderr } = await runNpmScript("sign-ups", args, {
+      env: { ...process.env, ...LOCAL_ONLY, TZ: "UTC", ...settings },
+    });
+    seconds.push((performance.now() - started) / 1000);
+    if (status !== 0 || !stdout.startsWith(`${SIGN_UPS.toLocaleString("en-US")} sign-ups`))
+      throw new Error(`count failed: ${stderr}${stdout.slice(0, 200)}`);
+  }
+  return seconds;
+}
+
+const figure = (seconds: number[]) => {
+  const sorted = seconds.toSorted((a, b) => a - b);
+  return `${median(seconds).toFixed(2)} s (${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)})`;
+};
+
+try {
+  const rows: string[][] = [];
+  for (const { name, spread } of LISTS) {
+    const dataDir = await dataFolder(spread);
+    const [port] = freePorts(1) as [number];
+    const settings = { SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) };
+    const backend = await runBackend({ ...LOCAL_ONLY, ...settings });
+    try {
+      for (const args of [["count"], ["count", "--hours"]]) {
+        const seconds = await time(args, settings);
+        const verdict = median(seconds) < TARGET_SECONDS ? "PASS" : "MISS";
+        rows.push([
+          name,
+          `\`${args.join(" ")}\``,
+          "running",
+          figure(seconds),
+          `${verdict} (< ${TARGET_SECONDS} s)`,
+        ]);
+      }
+    } finally {
+      await backend.stop();
+    }
+    const [own] = freePorts(1) as [number];
+    const opened = await time(["count"], { SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(own) }, 3);
+    rows.push([name, "`count`", "none (opened by the command)", figure(opened), ""]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(
+    `\`npm run sign-ups -- count\` with ${SIGN_UPS.toLocaleString("en-US")} sign-ups: median of ${RUNS} (min–max)\n`,
+  );
+  console.log(table(["list", "command", "backend", "time", "target"], rows));
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
