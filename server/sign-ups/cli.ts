@@ -48,13 +48,15 @@ program
     withSignUps(async (signUps) => {
       const now = new Date();
       const zone = localTimeZone();
-      const totals = await signUps.totals();
+      // Both reads at once: the hours of the longest window (a list younger than 30 days has no
+      // hours before its first), whatever the totals say.
+      const longest = chartWindow(now, zone, new Date(0));
+      const [totals, counted] = await Promise.all([signUps.totals(), signUps.hours(longest.since)]);
       if (totals.sign_ups === 0 || totals.first_at === null) {
         process.stdout.write("No sign-ups yet: the list is empty.\n");
         return;
       }
       const window = chartWindow(now, zone, new Date(totals.first_at));
-      const counted = await signUps.hours(window.since);
       const days = foldIntoDays(counted, window.days, zone);
       const recent = recentTotals(days, window.days.at(-1)!);
       const { sign_ups, with_phone, marked } = totals;
