@@ -1,28 +1,18 @@
 // The local Supabase backend: an HTTP endpoint that answers the REST calls this repository
 // makes exactly as a Supabase project (PostgREST behind Supabase's gateway) does, on the
 // Supabase CLI's address and with its keys, over a database it is handed (database/).
-import type { Database } from "./database/database.ts";
-import { createGateway } from "./gateway/gateway.ts";
 import { LOCAL_API_PORT, LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
-import {
-  LOCAL_ANON_KEY,
-  LOCAL_JWT_SECRET,
-  LOCAL_OPAQUE_KEYS,
-  LOCAL_SECRET_KEY,
-  LOCAL_SERVICE_ROLE_KEY,
-} from "./keys.ts";
-import { createRestHandler } from "./postgrest/app.ts";
-import { createRequestRunner } from "./postgrest/query/transaction.ts";
-import { loadSchemaCache } from "./postgrest/schema-cache.ts";
+import type { Database } from "./database/database.ts";
+import { createGateway } from "./gateway.ts";
+import { LOCAL_SECRET_KEY } from "./keys.ts";
+import { createPostgrest } from "./postgrest.ts";
 
 export interface Backend {
   url: string;
-  /** The public key, acting as `anon`; `anonKey` is its legacy JWT twin. */
+  /** The public key, acting as `anon`. */
   publishableKey: string;
-  /** The server key, acting as `service_role`; `serviceRoleKey` is its legacy JWT twin. */
+  /** The server key, acting as `service_role`. */
   secretKey: string;
-  anonKey: string;
-  serviceRoleKey: string;
   /** Stops answering, lets requests in progress finish, then closes the database (flushing it). */
   close(): Promise<void>;
 }
@@ -44,35 +34,20 @@ export async function startLocalSupabase({
   host = "127.0.0.1",
   log = console.log,
 }: BackendOptions): Promise<Backend> {
-  const gateway = await loadSchemaCache(database)
-    .then((cache) =>
-      createGateway({
-        jwtSecret: LOCAL_JWT_SECRET,
-        opaqueKeys: LOCAL_OPAQUE_KEYS,
-        handleRest: createRestHandler(cache, createRequestRunner(database, cache)),
-        log,
-      }),
-    )
-    .catch(async (error: unknown) => {
-      await database.close();
-      throw error;
-    });
-  const boundPort = await gateway.listen(port, host).catch(async (error: unknown) => {
+  let boundPort: number;
+  let gateway;
+  try {
+    gateway = createGateway(await createPostgrest(database), log);
+    boundPort = await gateway.listen(port, host);
+  } catch (error) {
     await database.close();
     throw error;
-  });
-
+  }
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`,
     publishableKey: LOCAL_PUBLISHABLE_KEY,
     secretKey: LOCAL_SECRET_KEY,
-    anonKey: LOCAL_ANON_KEY,
-    serviceRoleKey: LOCAL_SERVICE_ROLE_KEY,
-    close: () =>
-      (closing ??= (async () => {
-        await gateway.close();
-        await database.close();
-      })()),
+    close: () => (closing ??= gateway.close().then(() => database.close())),
   };
 }

@@ -23,7 +23,7 @@ import {
 import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { DataFolderUnusableError } from "./data-folder.ts";
+import { DataFolderUnusableError, isRunning } from "./data-folder.ts";
 
 /** The superuser a cluster is created with, as on Supabase. */
 export const SUPERUSER = "supabase_admin";
@@ -281,16 +281,6 @@ async function stopOrphan(folder: string): Promise<void> {
   if (pid === null) return;
   process.kill(pid, "SIGINT");
   while (isRunning(pid)) await new Promise((resume) => setTimeout(resume, 20));
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function freePort(): Promise<number> {

@@ -1,0 +1,498 @@
+// The part of PostgREST (v14) this repository's requests use: a request read, checked against
+// the schema cache, run as one statement in a transaction of its own as the request's role,
+// and answered with PostgREST's statuses, headers and bodies. The database, not this code,
+// decides what each role may do. Anything else is refused as not implemented (PGRST127).
+import type { Database, Queryable } from "./database/database.ts";
+import {
+  deleteStatement,
+  EXPOSED_SCHEMA,
+  insertStatement,
+  readStatement,
+  type Column,
+  type Filter,
+  type OrderTerm,
+  type Statement,
+} from "./statements.ts";
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A request as the gateway hands it on, its key already turned into a role. */
+export interface RestRequest {
+  method: string;
+  /** The path after /rest/v1: `/early_access`. */
+  path: string;
+  query: URLSearchParams;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  body: Uint8Array;
+  role: string;
+}
+
+/** What the database reads of a request (PostgREST's PreQuery.hs). */
+export type RequestContext = Pick<RestRequest, "method" | "path" | "headers" | "role">;
+
+export interface Postgrest {
+  handle(request: RestRequest): Promise<HttpResponse>;
+  /** Runs `work` in the transaction PostgREST opens for such a request. */
+  asRequest<T>(context: RequestContext, work: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
+/** Supabase's default "Max rows" (db-max-rows), as supabase/config.toml sets it. */
+export const MAX_ROWS = 1000;
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+
+export const ANON_ROLE = "anon";
+
+/** PostgREST's search path on Supabase: the exposed schema, then db-extra-search-path. */
+const SEARCH_PATH = '"public", "extensions"';
+
+/** Reads the schema cache of `database` and answers requests over it. */
+export async function createPostgrest(database: Database): Promise<Postgrest> {
+  const { tables, roleSettings } = await loadSchemaCache(database);
+
+  const asRequest: Postgrest["asRequest"] = ({ method, path, headers, role }, work) =>
+    database.transaction(
+      async (tx) => {
+        const { cookie, ...otherHeaders } = headers;
+        const settings = [
+          ["search_path", SEARCH_PATH],
+          // The role's own settings (anon's statement_timeout) come before the role itself;
+          // Postgres refuses a role authenticator is no member of, and takes `none` as a reset.
+          ...(roleSettings.get(role) ?? []),
+          ["role", role],
+          ["request.jwt.claims", JSON.stringify({ role })],
+          ["request.method", method],
+          ["request.path", path],
+          ["request.headers", JSON.stringify(otherHeaders)],
+          ["request.cookies", JSON.stringify(parseCookies(cookie))],
+        ];
+        const calls = settings.map((_, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`);
+        await tx.query(`select ${calls.join(", ")}`, settings.flat());
+        return work(tx);
+      },
+      { readOnly: method === "GET" },
+    );
+
+  async function answer(request: RestRequest): Promise<HttpResponse> {
+    const { method, headers, query } = request;
+    const table = tableName(request.path);
+    const columns = tables.get(table);
+    if (!columns) {
+      throw postgrestError(
+        404,
+        "PGRST205",
+        `Could not find the table '${EXPOSED_SCHEMA}.${table}' in the schema cache`,
+      );
+    }
+    const profile = schemaProfile(headers[method === "GET" ? "accept-profile" : "content-profile"]);
+    const { select, filters, order, limit, offset, columnsParam } = parseQuery(query, method);
+    const prefer = parsePrefer(headers.prefer);
+    if (headers.range !== undefined) throw notImplemented("The Range header is");
+    const returned = prefer.return === "representation" ? select : null;
+
+    let statement: Statement;
+    if (method === "GET") {
+      statement = readStatement({
+        table,
+        selection: select,
+        filters,
+        order,
+        limit: Math.min(limit ?? MAX_ROWS, MAX_ROWS),
+        offset,
+        count: prefer.count,
+      });
+    } else if (method === "POST") {
+      statement = insertStatement(
+        table,
+        readPayload(request.body, headers["content-type"], table, columns, columnsParam),
+        returned,
+      );
+    } else if (method === "DELETE") {
+      // Supabase's pg-safeupdate refuses a DELETE without a WHERE clause, whoever asks.
+      if (filters.length === 0) throw postgrestError(400, "21000", "DELETE requires a WHERE clause");
+      statement = deleteStatement(table, filters, returned);
+    } else {
+      throw notImplemented(`${method} is`);
+    }
+
+    const result = await asRequest(request, async (tx) => {
+      const { rows } = await tx.query<{
+        page_total: string | number;
+        total_result_set: string | number | null;
+        body: string;
+      }>(statement.text, statement.params);
+      return rows[0]!;
+    });
+    const pageTotal = Number(result.page_total);
+    const total = result.total_result_set === null ? null : Number(result.total_result_set);
+    const applied = [
+      method !== "GET" && prefer.return ? `return=${prefer.return}` : null,
+      prefer.count ? "count=exact" : null,
+    ].filter(Boolean);
+    const appliedHeader: Record<string, string> = applied.length
+      ? { "Preference-Applied": applied.join(", ") }
+      : {};
+
+    if (method === "GET") {
+      // 206 when a count shows rows left out, 416 when the offset lies past them all.
+      const range = contentRange(offset, offset + pageTotal - 1, total);
+      const headers = { "Content-Range": range, "Content-Type": JSON_TYPE, ...profile, ...appliedHeader };
+      if (total !== null && offset > total) {
+        const details = `An offset of ${offset} was requested, but there are only ${total} rows.`;
+        const error = postgrestError(416, "PGRST103", "Requested range not satisfiable", {
+          details,
+        }).response;
+        return { ...error, headers: { ...headers, ...error.headers } };
+      }
+      return { status: total !== null && pageTotal < total ? 206 : 200, headers, body: result.body };
+    }
+    // Writes report no row range; with count=exact, the total is the rows written.
+    const status = method === "POST" ? 201 : returned ? 200 : 204;
+    const written = {
+      "Content-Range": contentRange(1, 0, prefer.count ? pageTotal : null),
+      ...appliedHeader,
+    };
+    if (!returned) return { status, headers: written, body: "" };
+    return { status, headers: { ...written, "Content-Type": JSON_TYPE, ...profile }, body: result.body };
+  }
+
+  return {
+    asRequest,
+    handle: (request) =>
+      answer(request).catch((error: unknown) => {
+        if (error instanceof ResponseError) return error.response;
+        if (isPostgresError(error)) return fromPostgresError(error, request.role).response;
+        throw error;
+      }),
+  };
+}
+
+/** The exposed tables and views with their columns, and each role's own settings. */
+async function loadSchemaCache(db: Queryable) {
+  const columns = await db.query<{ table: string } & Column>(
+    `select c.relname as table, a.attname as name, pg_catalog.format_type(a.atttypid, null) as type
+       from pg_catalog.pg_class c
+       join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       join pg_catalog.pg_attribute a on a.attrelid = c.oid
+      where n.nspname = $1 and c.relkind in ('r', 'p', 'v', 'm', 'f') and a.attnum > 0 and not a.attisdropped
+      order by c.relname, a.attnum`,
+    [EXPOSED_SCHEMA],
+  );
+  const tables = new Map<string, Column[]>();
+  for (const { table, name, type } of columns.rows)
+    tables.set(table, [...(tables.get(table) ?? []), { name, type }]);
+  // Settings for this database come after those for all databases, so they win.
+  const settings = await db.query<{ role: string; config: string[] }>(
+    `select r.rolname as role, s.setconfig as config
+       from pg_catalog.pg_db_role_setting s join pg_catalog.pg_roles r on r.oid = s.setrole
+      where s.setdatabase in (0, (select oid from pg_catalog.pg_database where datname = current_database()))
+      order by s.setdatabase`,
+  );
+  const roleSettings = new Map<string, string[][]>();
+  for (const { role, config } of settings.rows) {
+    const pairs = config.map((entry) => [
+      entry.slice(0, entry.indexOf("=")),
+      entry.slice(entry.indexOf("=") + 1),
+    ]);
+    roleSettings.set(role, [...(roleSettings.get(role) ?? []), ...pairs]);
+  }
+  return { tables, roleSettings };
+}
+
+function tableName(path: string): string {
+  const segments = path.split("/").slice(1);
+  if (segments[0] === "" || segments[0] === "rpc") throw notImplemented("The schema root and /rpc are");
+  try {
+    if (segments.length === 1) return decodeURIComponent(segments[0]!);
+  } catch {
+    // Refused below.
+  }
+  throw postgrestError(404, "PGRST125", "Invalid path specified in request URL");
+}
+
+/** Only `public` is exposed; a request that names it gets it confirmed. */
+function schemaProfile(schema: string | undefined): Record<string, string> {
+  if (schema === undefined) return {};
+  if (schema !== EXPOSED_SCHEMA) {
+    throw postgrestError(406, "PGRST106", `Invalid schema: ${schema}`, {
+      hint: `Only the following schemas are exposed: ${EXPOSED_SCHEMA}`,
+    });
+  }
+  return { "Content-Profile": EXPOSED_SCHEMA };
+}
+
+/** PostgREST syntax beyond a plain column name: embedding, aliases, casts, JSON paths. */
+const BEYOND_PLAIN_NAME = /[(),:!."\0]|->/;
+
+/** A column name, plain or double-quoted as supabase-js quotes `columns`. */
+function columnName(raw: string): string {
+  const name = raw.trim().replace(/^"(.*)"$/, "$1");
+  if (name === "" || BEYOND_PLAIN_NAME.test(name)) throw notImplemented(`The column reference '${raw}' is`);
+  return name;
+}
+
+const OPERATORS: Record<string, Filter["operator"]> = { eq: "=", gte: ">=" };
+
+/** `select`, `columns`, `order`, `limit`, `offset`, and `eq` and `gte` filters. */
+function parseQuery(query: URLSearchParams, method: string) {
+  const filters: Filter[] = [];
+  for (const [key, value] of query) {
+    if (["select", "columns", "order", "limit", "offset"].includes(key)) continue;
+    const [operator, ...rest] = value.split(".");
+    if (!Object.hasOwn(OPERATORS, operator!) || rest.length === 0) {
+      throw notImplemented(`The parameter '${key}=${value}' is: only eq and gte filters are`);
+    }
+    filters.push({ column: columnName(key), operator: OPERATORS[operator!]!, value: rest.join(".") });
+  }
+  const select = query.get("select")?.split(",") ?? ["*"];
+  // Aggregates (`count()`), which Supabase leaves disabled (db-aggregates-enabled).
+  if (select.some((item) => /\(\)/.test(item)))
+    throw postgrestError(400, "PGRST123", "Use of aggregate functions is not allowed");
+  const columns = query.get("columns");
+  const order = query.get("order");
+  const limit = query.get("limit");
+  const offset = query.get("offset");
+  if (method !== "GET" && (order !== null || limit !== null || offset !== null)) {
+    throw notImplemented("order, limit and offset on a write are");
+  }
+  return {
+    select: select.map((item) => (item.trim() === "*" ? "*" : columnName(item))),
+    columnsParam: columns === null ? null : columns.split(",").map(columnName),
+    filters,
+    order: order === null ? [] : order.split(",").map((term) => orderTerm(term, order)),
+    limit: limit === null ? null : wholeNumber("limit", limit),
+    offset: offset === null ? 0 : wholeNumber("offset", offset),
+  };
+}
+
+function wholeNumber(name: string, text: string): number {
+  if (!/^\d+$/.test(text)) throw notImplemented(`A ${name} other than a whole number is`);
+  return Number(text);
+}
+
+/** `created_at.desc.nullslast`; a term PostgREST cannot parse is refused as it refuses it. */
+function orderTerm(term: string, list: string): OrderTerm {
+  const match = /^\s*("[^"]*"|[^.,"]+)(?:\.(asc|desc))?(?:\.(nullsfirst|nullslast))?\s*$/.exec(term);
+  if (!match) {
+    throw postgrestError(400, "PGRST100", `"failed to parse order (${list})"`, {
+      details: `unexpected '${term}' expecting a column, then .asc or .desc, then .nullsfirst or .nullslast`,
+    });
+  }
+  const [, column = "", direction, nulls] = match;
+  return {
+    column: columnName(column),
+    direction: direction ? (direction.toUpperCase() as OrderTerm["direction"]) : null,
+    nulls: nulls ? (nulls === "nullsfirst" ? "NULLS FIRST" : "NULLS LAST") : null,
+  };
+}
+
+/** `Prefer: return=…, count=exact`: comma-separated, the first of each kind winning. */
+function parsePrefer(header: string | undefined) {
+  const items = (header ?? "").split(",").map((item) => item.trim());
+  const known = ["return=representation", "return=minimal", "count=exact"];
+  const other = items.find(
+    (item) => item.startsWith("resolution=") || /^count=(planned|estimated)$/.test(item),
+  );
+  if (other) throw notImplemented(`Prefer: ${other} is`);
+  const returned = items.find((item) => known.slice(0, 2).includes(item));
+  return {
+    return: returned ? (returned.slice("return=".length) as "representation" | "minimal") : null,
+    count: items.includes("count=exact"),
+  };
+}
+
+const INVALID_JSON = "Empty or invalid json";
+
+/**
+ * An insert's JSON body and the columns it sets: `?columns=` (which supabase-js sends for arrays),
+ * or else the body's keys, which every element of an array must share.
+ */
+function readPayload(
+  body: Uint8Array,
+  contentType: string | undefined,
+  table: string,
+  tableColumns: Column[],
+  columnsParam: string[] | null,
+) {
+  if (contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() !== "application/json") {
+    throw notImplemented(`A ${contentType} body is`);
+  }
+  let json: string;
+  let value: unknown;
+  try {
+    // Bytes that are not UTF-8 are refused rather than stored with U+FFFD in their place.
+    json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
+    value = JSON.parse(json);
+  } catch {
+    throw postgrestError(400, "PGRST102", INVALID_JSON);
+  }
+  // PostgREST reads a bare number, string or null as an empty array.
+  if (typeof value !== "object" || value === null) return { json: "[]", isArray: true, columns: [] };
+  const names = [...new Set(columnsParam ?? bodyKeys(value))].sort();
+  const columns = names.map((name) => {
+    const column = tableColumns.find((candidate) => candidate.name === name);
+    if (column) return column;
+    throw postgrestError(
+      400,
+      "PGRST204",
+      `Could not find the '${name}' column of '${table}' in the schema cache`,
+    );
+  });
+  return { json, isArray: Array.isArray(value), columns };
+}
+
+function bodyKeys(value: object): string[] {
+  if (!Array.isArray(value)) return Object.keys(value);
+  const keySets = value.map((element: unknown) =>
+    typeof element === "object" && element !== null && !Array.isArray(element)
+      ? Object.keys(element).sort().join("\0")
+      : null,
+  );
+  if (keySets.some((keys) => keys === null || keys !== keySets[0])) {
+    throw postgrestError(400, "PGRST102", "All object keys must match");
+  }
+  return value.length === 0 ? [] : Object.keys(value[0] as object);
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const pair of header?.split(";") ?? []) {
+    const equals = pair.indexOf("=");
+    if (equals > 0) cookies[pair.slice(0, equals).trim()] = pair.slice(equals + 1).trim();
+  }
+  return cookies;
+}
+
+/** PostgREST's Content-Range: `0-24/1234`, `*\/0`, `10-14/*`. */
+function contentRange(lower: number, upper: number, total: number | null): string {
+  return `${total !== 0 && lower <= upper ? `${lower}-${upper}` : "*"}/${total ?? "*"}`;
+}
+
+/** Thrown to end a request with a ready answer: an error, in practice. */
+export class ResponseError extends Error {
+  constructor(readonly response: HttpResponse) {
+    super(`HTTP ${response.status} ${response.body}`);
+  }
+}
+
+export function jsonResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): HttpResponse {
+  return { status, headers: { "Content-Type": JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+}
+
+/** PostgREST's error answer (Error.hs): keys in alphabetical order, absent values null. */
+export function postgrestError(
+  status: number,
+  code: string,
+  message: string,
+  {
+    details = null,
+    hint = null,
+    headers = {},
+  }: { details?: string | null; hint?: string | null; headers?: Record<string, string> } = {},
+): ResponseError {
+  return new ResponseError(
+    jsonResponse(
+      status,
+      { code, details, hint, message },
+      {
+        "Proxy-Status": `PostgREST; error=${code}`,
+        ...(status === 401 ? { "WWW-Authenticate": "Bearer" } : {}),
+        ...headers,
+      },
+    ),
+  );
+}
+
+export function notImplemented(what: string): ResponseError {
+  return postgrestError(400, "PGRST127", "Feature not implemented", {
+    details: `${what} not supported by the local backend`,
+  });
+}
+
+/** The fields node-postgres's DatabaseError carries from Postgres' error report. */
+interface PostgresError {
+  code: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+}
+
+function isPostgresError(error: unknown): error is PostgresError {
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<PostgresError>).code === "string" &&
+    "severity" in error
+  );
+}
+
+/** PostgREST's answer to an error Postgres raised, as seen by `role`. */
+export function fromPostgresError(
+  { code, message, detail, hint }: PostgresError,
+  role: string,
+): ResponseError {
+  // `raise sqlstate 'PGRST' using message = '{"code":…,"message":…}', detail = '{"status":…,"headers":{…}}'`:
+  // the SQL chooses the whole answer (the sign-up rules' 429).
+  if (code === "PGRST") {
+    const body = JSON.parse(message) as { code: string; message: string; details?: string; hint?: string };
+    const answer = JSON.parse(detail!) as { status: number; headers: Record<string, string> };
+    return postgrestError(answer.status, body.code, body.message, {
+      details: body.details ?? null,
+      hint: body.hint ?? null,
+      headers: answer.headers,
+    });
+  }
+  return postgrestError(statusFor(code, message, role !== ANON_ROLE), code, message, {
+    details: detail ?? null,
+    hint: hint ?? null,
+  });
+}
+
+/** PostgREST's mapSQLtoHTTP: a SQLSTATE or its class, first match wins; else the client's fault. */
+const STATUS_BY_SQLSTATE: ReadonlyArray<[codeOrClass: string, status: number]> = [
+  ["08", 503], // connection exception
+  ["09", 500], // triggered action exception
+  ["0L", 403], // invalid grantor
+  ["0P", 403], // invalid role specification
+  ["23503", 409], // foreign_key_violation
+  ["23505", 409], // unique_violation
+  ["25006", 405], // read_only_sql_transaction
+  ["25", 500], // invalid transaction state
+  ["28", 403], // invalid authorization specification
+  ["2D", 500], // invalid transaction termination
+  ["38", 500], // external routine exception
+  ["39", 500], // external routine invocation exception
+  ["3B", 500], // savepoint exception
+  ["40", 500], // transaction rollback
+  ["53400", 500], // configuration_limit_exceeded
+  ["53", 503], // insufficient resources
+  ["54", 500], // program limit exceeded
+  ["55", 500], // object not in prerequisite state
+  ["57P01", 503], // admin_shutdown
+  ["57", 500], // operator intervention, e.g. 57014 statement timeout
+  ["58", 500], // system error
+  ["F0", 500], // configuration file error
+  ["HV", 500], // foreign data wrapper error
+  ["P0001", 400], // raise_exception
+  ["P0", 500], // PL/pgSQL error
+  ["XX", 500], // internal error
+  ["42883", 404], // undefined_function
+  ["42P01", 404], // undefined_table
+  ["42P17", 500], // invalid_object_definition (infinite recursion in a policy)
+];
+
+function statusFor(code: string, message: string, authed: boolean): number {
+  if (code === "42501") return authed ? 403 : 401; // insufficient_privilege
+  if (code === "21000") return message.endsWith("requires a WHERE clause") ? 400 : 500;
+  // `raise sqlstate 'PT404'` picks the status itself.
+  if (code.startsWith("PT")) return Number(code.slice(2)) || 500;
+  return STATUS_BY_SQLSTATE.find(([prefix]) => code.startsWith(prefix))?.[1] ?? 400;
+}
