@@ -80,6 +80,7 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
 
   async function answer(request: RestRequest): Promise<HttpResponse> {
     const { method, headers, query } = request;
+    const profile = schemaProfile(headers[method === "GET" ? "accept-profile" : "content-profile"]);
     const table = tableName(request.path);
     const columns = tables.get(table);
     if (!columns) {
@@ -89,7 +90,6 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
         `Could not find the table '${EXPOSED_SCHEMA}.${table}' in the schema cache`,
       );
     }
-    const profile = schemaProfile(headers[method === "GET" ? "accept-profile" : "content-profile"]);
     const { select, filters, order, limit, offset, columnsParam } = parseQuery(query, method);
     const prefer = parsePrefer(headers.prefer);
     if (headers.range !== undefined) throw notImplemented("The Range header is");

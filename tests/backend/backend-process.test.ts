@@ -25,7 +25,14 @@ import { npmScriptArgs } from "../npm-script.ts";
 import { freePorts } from "../test-environment.ts";
 import { LOCK_FILE } from "../../server/local-supabase/database/data-folder.ts";
 import { CLUSTER_FOLDER } from "../../server/local-supabase/database/local-database.ts";
-import { isRunning, LIFT_SIGN_UP_LIMITS_FILE, listedEmails, signUp, testServerUrl, uniqueEmail } from "./helpers.ts";
+import {
+  isRunning,
+  LIFT_SIGN_UP_LIMITS_FILE,
+  listedEmails,
+  signUp,
+  testServerUrl,
+  uniqueEmail,
+} from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "early-access-process-"));
 // As root, PostgreSQL runs as the postgres user, who must pass through to the data folders.
@@ -103,7 +110,6 @@ async function killGroup(pid: number): Promise<void> {
   process.kill(-pid, "SIGKILL");
   while (isRunning(pid)) await new Promise((resume) => setTimeout(resume, 20));
 }
-
 
 /**
  * What a second backend would change if it touched a data folder: the names in the folder and

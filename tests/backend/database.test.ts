@@ -2,7 +2,11 @@
 // (its own transaction, the role's own settings, the request's details as settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/local-supabase/database/database.ts";
-import { createPostgrest, type Postgrest, type RequestContext } from "../../server/local-supabase/postgrest.ts";
+import {
+  createPostgrest,
+  type Postgrest,
+  type RequestContext,
+} from "../../server/local-supabase/postgrest.ts";
 import { openTestDatabase } from "./helpers.ts";
 
 // `db` is what the endpoint runs on; on the real server, one connection, so that a request
