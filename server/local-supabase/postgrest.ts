@@ -58,18 +58,16 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
   const asRequest: Postgrest["asRequest"] = ({ method, path, headers, role }, work) =>
     database.transaction(
       async (tx) => {
-        const { cookie, ...otherHeaders } = headers;
         const settings = [
           ["search_path", SEARCH_PATH],
           // The role's own settings (anon's statement_timeout) come before the role itself;
           // Postgres refuses a role authenticator is no member of, and takes `none` as a reset.
-          ...(roleSettings.get(role) ?? []),
+          ...(roleSettings.get(role) ?? []).map(({ name, value }) => [name, value]),
           ["role", role],
           ["request.jwt.claims", JSON.stringify({ role })],
           ["request.method", method],
           ["request.path", path],
-          ["request.headers", JSON.stringify(otherHeaders)],
-          ["request.cookies", JSON.stringify(parseCookies(cookie))],
+          ["request.headers", JSON.stringify(headers)],
         ];
         const calls = settings.map((_, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`);
         await tx.query(`select ${calls.join(", ")}`, settings.flat());
@@ -92,26 +90,17 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
     }
     const { select, filters, order, limit, offset, columnsParam } = parseQuery(query, method);
     const prefer = parsePrefer(headers.prefer);
+    const count = prefer.count;
     if (headers.range !== undefined) throw notImplemented("The Range header is");
     const returned = prefer.return === "representation" ? select : null;
 
     let statement: Statement;
     if (method === "GET") {
-      statement = readStatement({
-        table,
-        selection: select,
-        filters,
-        order,
-        limit: Math.min(limit ?? MAX_ROWS, MAX_ROWS),
-        offset,
-        count: prefer.count,
-      });
+      const rows = Math.min(limit ?? MAX_ROWS, MAX_ROWS);
+      statement = readStatement({ table, selection: select, filters, order, limit: rows, offset, count });
     } else if (method === "POST") {
-      statement = insertStatement(
-        table,
-        readPayload(request.body, headers["content-type"], table, columns, columnsParam),
-        returned,
-      );
+      const payload = readPayload(request.body, headers["content-type"], table, columns, columnsParam);
+      statement = insertStatement(table, payload, returned);
     } else if (method === "DELETE") {
       // Supabase's pg-safeupdate refuses a DELETE without a WHERE clause, whoever asks.
       if (filters.length === 0) throw postgrestError(400, "21000", "DELETE requires a WHERE clause");
@@ -119,46 +108,42 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
     } else {
       throw notImplemented(`${method} is`);
     }
-
     const result = await asRequest(request, async (tx) => {
-      const { rows } = await tx.query<{
-        page_total: string | number;
-        total_result_set: string | number | null;
-        body: string;
-      }>(statement.text, statement.params);
+      const { rows } = await tx.query<Record<string, string | number | null>>(
+        statement.text,
+        statement.params,
+      );
       return rows[0]!;
     });
     const pageTotal = Number(result.page_total);
     const total = result.total_result_set === null ? null : Number(result.total_result_set);
-    const applied = [
-      method !== "GET" && prefer.return ? `return=${prefer.return}` : null,
-      prefer.count ? "count=exact" : null,
-    ].filter(Boolean);
-    const appliedHeader: Record<string, string> = applied.length
-      ? { "Preference-Applied": applied.join(", ") }
+    const body = String(result.body);
+    const applied = [method !== "GET" && prefer.return && `return=${prefer.return}`, count && "count=exact"];
+    const preference: Record<string, string> = applied.some(Boolean)
+      ? { "Preference-Applied": applied.filter(Boolean).join(", ") }
       : {};
 
     if (method === "GET") {
       // 206 when a count shows rows left out, 416 when the offset lies past them all.
       const range = contentRange(offset, offset + pageTotal - 1, total);
-      const headers = { "Content-Range": range, "Content-Type": JSON_TYPE, ...profile, ...appliedHeader };
+      const headers = { "Content-Range": range, "Content-Type": JSON_TYPE, ...profile, ...preference };
       if (total !== null && offset > total) {
         const details = `An offset of ${offset} was requested, but there are only ${total} rows.`;
-        const error = postgrestError(416, "PGRST103", "Requested range not satisfiable", {
+        const { body } = postgrestError(416, "PGRST103", "Requested range not satisfiable", {
           details,
         }).response;
-        return { ...error, headers: { ...headers, ...error.headers } };
+        return { status: 416, headers, body };
       }
-      return { status: total !== null && pageTotal < total ? 206 : 200, headers, body: result.body };
+      return { status: total !== null && pageTotal < total ? 206 : 200, headers, body };
     }
     // Writes report no row range; with count=exact, the total is the rows written.
-    const status = method === "POST" ? 201 : returned ? 200 : 204;
-    const written = {
-      "Content-Range": contentRange(1, 0, prefer.count ? pageTotal : null),
-      ...appliedHeader,
+    const written = { "Content-Range": contentRange(1, 0, count ? pageTotal : null), ...preference };
+    if (!returned) return { status: method === "POST" ? 201 : 204, headers: written, body: "" };
+    return {
+      status: method === "POST" ? 201 : 200,
+      headers: { ...written, "Content-Type": JSON_TYPE, ...profile },
+      body,
     };
-    if (!returned) return { status, headers: written, body: "" };
-    return { status, headers: { ...written, "Content-Type": JSON_TYPE, ...profile }, body: result.body };
   }
 
   return {
@@ -172,7 +157,10 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
   };
 }
 
-/** The exposed tables and views with their columns, and each role's own settings. */
+/**
+ * The schema cache: the exposed tables and views with their columns, and each role's own
+ * settings (ALTER ROLE … SET), those for this database after those for all, so that they win.
+ */
 async function loadSchemaCache(db: Queryable) {
   const columns = await db.query<{ table: string } & Column>(
     `select c.relname as table, a.attname as name, pg_catalog.format_type(a.atttypid, null) as type
@@ -183,34 +171,25 @@ async function loadSchemaCache(db: Queryable) {
       order by c.relname, a.attnum`,
     [EXPOSED_SCHEMA],
   );
-  const tables = new Map<string, Column[]>();
-  for (const { table, name, type } of columns.rows)
-    tables.set(table, [...(tables.get(table) ?? []), { name, type }]);
-  // Settings for this database come after those for all databases, so they win.
-  const settings = await db.query<{ role: string; config: string[] }>(
-    `select r.rolname as role, s.setconfig as config
-       from pg_catalog.pg_db_role_setting s join pg_catalog.pg_roles r on r.oid = s.setrole
+  const settings = await db.query<{ role: string; name: string; value: string }>(
+    `select r.rolname as role, split_part(c, '=', 1) as name, substr(c, strpos(c, '=') + 1) as value
+       from pg_catalog.pg_db_role_setting s join pg_catalog.pg_roles r on r.oid = s.setrole, unnest(s.setconfig) c
       where s.setdatabase in (0, (select oid from pg_catalog.pg_database where datname = current_database()))
       order by s.setdatabase`,
   );
-  const roleSettings = new Map<string, string[][]>();
-  for (const { role, config } of settings.rows) {
-    const pairs = config.map((entry) => [
-      entry.slice(0, entry.indexOf("=")),
-      entry.slice(entry.indexOf("=") + 1),
-    ]);
-    roleSettings.set(role, [...(roleSettings.get(role) ?? []), ...pairs]);
-  }
+  const tables = Map.groupBy(columns.rows, ({ table }) => table);
+  const roleSettings = Map.groupBy(settings.rows, ({ role }) => role);
   return { tables, roleSettings };
 }
 
+/** The one relation a path names (`/early_access`); the schema root and /rpc are not implemented. */
 function tableName(path: string): string {
   const segments = path.split("/").slice(1);
   if (segments[0] === "" || segments[0] === "rpc") throw notImplemented("The schema root and /rpc are");
   try {
     if (segments.length === 1) return decodeURIComponent(segments[0]!);
   } catch {
-    // Refused below.
+    // Malformed percent-encoding: refused as PostgREST refuses it.
   }
   throw postgrestError(404, "PGRST125", "Invalid path specified in request URL");
 }
@@ -264,7 +243,7 @@ function parseQuery(query: URLSearchParams, method: string) {
     select: select.map((item) => (item.trim() === "*" ? "*" : columnName(item))),
     columnsParam: columns === null ? null : columns.split(",").map(columnName),
     filters,
-    order: order === null ? [] : order.split(",").map((term) => orderTerm(term, order)),
+    order: order === null ? [] : order.split(",").map(orderTerm),
     limit: limit === null ? null : wholeNumber("limit", limit),
     offset: offset === null ? 0 : wholeNumber("offset", offset),
   };
@@ -275,14 +254,10 @@ function wholeNumber(name: string, text: string): number {
   return Number(text);
 }
 
-/** `created_at.desc.nullslast`; a term PostgREST cannot parse is refused as it refuses it. */
-function orderTerm(term: string, list: string): OrderTerm {
+/** `created_at.desc.nullslast`, as supabase-js's .order() writes it. */
+function orderTerm(term: string): OrderTerm {
   const match = /^\s*("[^"]*"|[^.,"]+)(?:\.(asc|desc))?(?:\.(nullsfirst|nullslast))?\s*$/.exec(term);
-  if (!match) {
-    throw postgrestError(400, "PGRST100", `"failed to parse order (${list})"`, {
-      details: `unexpected '${term}' expecting a column, then .asc or .desc, then .nullsfirst or .nullslast`,
-    });
-  }
+  if (!match) throw notImplemented(`The order '${term}' is`);
   const [, column = "", direction, nulls] = match;
   return {
     column: columnName(column),
@@ -291,17 +266,14 @@ function orderTerm(term: string, list: string): OrderTerm {
   };
 }
 
-/** `Prefer: return=…, count=exact`: comma-separated, the first of each kind winning. */
-function parsePrefer(header: string | undefined) {
-  const items = (header ?? "").split(",").map((item) => item.trim());
-  const known = ["return=representation", "return=minimal", "count=exact"];
-  const other = items.find(
-    (item) => item.startsWith("resolution=") || /^count=(planned|estimated)$/.test(item),
-  );
+/** `Prefer: return=…, count=exact`: comma-separated, the first `return=` winning. */
+function parsePrefer(header = "") {
+  const items = header.split(",").map((item) => item.trim());
+  const other = items.find((item) => /^(resolution=|count=(?!exact$))/.test(item));
   if (other) throw notImplemented(`Prefer: ${other} is`);
-  const returned = items.find((item) => known.slice(0, 2).includes(item));
+  const returned = items.find((item) => item === "return=representation" || item === "return=minimal");
   return {
-    return: returned ? (returned.slice("return=".length) as "representation" | "minimal") : null,
+    return: (returned?.slice("return=".length) ?? null) as "representation" | "minimal" | null,
     count: items.includes("count=exact"),
   };
 }
@@ -359,15 +331,6 @@ function bodyKeys(value: object): string[] {
   return value.length === 0 ? [] : Object.keys(value[0] as object);
 }
 
-function parseCookies(header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {};
-  for (const pair of header?.split(";") ?? []) {
-    const equals = pair.indexOf("=");
-    if (equals > 0) cookies[pair.slice(0, equals).trim()] = pair.slice(equals + 1).trim();
-  }
-  return cookies;
-}
-
 /** PostgREST's Content-Range: `0-24/1234`, `*\/0`, `10-14/*`. */
 function contentRange(lower: number, upper: number, total: number | null): string {
   return `${total !== 0 && lower <= upper ? `${lower}-${upper}` : "*"}/${total ?? "*"}`;
@@ -375,8 +338,11 @@ function contentRange(lower: number, upper: number, total: number | null): strin
 
 /** Thrown to end a request with a ready answer: an error, in practice. */
 export class ResponseError extends Error {
-  constructor(readonly response: HttpResponse) {
+  readonly response: HttpResponse;
+
+  constructor(response: HttpResponse) {
     super(`HTTP ${response.status} ${response.body}`);
+    this.response = response;
   }
 }
 
@@ -456,43 +422,20 @@ export function fromPostgresError(
   });
 }
 
-/** PostgREST's mapSQLtoHTTP: a SQLSTATE or its class, first match wins; else the client's fault. */
-const STATUS_BY_SQLSTATE: ReadonlyArray<[codeOrClass: string, status: number]> = [
-  ["08", 503], // connection exception
-  ["09", 500], // triggered action exception
-  ["0L", 403], // invalid grantor
-  ["0P", 403], // invalid role specification
-  ["23503", 409], // foreign_key_violation
-  ["23505", 409], // unique_violation
-  ["25006", 405], // read_only_sql_transaction
-  ["25", 500], // invalid transaction state
-  ["28", 403], // invalid authorization specification
-  ["2D", 500], // invalid transaction termination
-  ["38", 500], // external routine exception
-  ["39", 500], // external routine invocation exception
-  ["3B", 500], // savepoint exception
-  ["40", 500], // transaction rollback
-  ["53400", 500], // configuration_limit_exceeded
-  ["53", 503], // insufficient resources
-  ["54", 500], // program limit exceeded
-  ["55", 500], // object not in prerequisite state
-  ["57P01", 503], // admin_shutdown
-  ["57", 500], // operator intervention, e.g. 57014 statement timeout
-  ["58", 500], // system error
-  ["F0", 500], // configuration file error
-  ["HV", 500], // foreign data wrapper error
-  ["P0001", 400], // raise_exception
-  ["P0", 500], // PL/pgSQL error
-  ["XX", 500], // internal error
-  ["42883", 404], // undefined_function
-  ["42P01", 404], // undefined_table
-  ["42P17", 500], // invalid_object_definition (infinite recursion in a policy)
-];
+/**
+ * PostgREST's mapSQLtoHTTP: a SQLSTATE or its two-character class, first match wins; anything
+ * else is the client's fault (400). 57014, a statement timeout, is 500; 25006, a write in a GET, 405.
+ */
+const STATUS_BY_SQLSTATE = `08:503 09:500 0L:403 0P:403 23503:409 23505:409 25006:405 25:500 28:403 2D:500
+  38:500 39:500 3B:500 40:500 53400:500 53:503 54:500 55:500 57P01:503 57:500 58:500 F0:500 HV:500
+  P0001:400 P0:500 XX:500 42883:404 42P01:404 42P17:500`
+  .split(/\s+/)
+  .map((pair) => pair.split(":") as [string, string]);
 
 function statusFor(code: string, message: string, authed: boolean): number {
   if (code === "42501") return authed ? 403 : 401; // insufficient_privilege
   if (code === "21000") return message.endsWith("requires a WHERE clause") ? 400 : 500;
   // `raise sqlstate 'PT404'` picks the status itself.
   if (code.startsWith("PT")) return Number(code.slice(2)) || 500;
-  return STATUS_BY_SQLSTATE.find(([prefix]) => code.startsWith(prefix))?.[1] ?? 400;
+  return Number(STATUS_BY_SQLSTATE.find(([prefix]) => code.startsWith(prefix))?.[1] ?? 400);
 }
