@@ -14,19 +14,13 @@ import {
   type Statement,
 } from "./statements.ts";
 
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
+export type HttpResponse = { status: number; headers: Record<string, string>; body: string };
 
-/** A request as the gateway hands it on, its key already turned into a role. */
+/** A request as the gateway hands it on: the path after /rest/v1, lower-cased header names, a role. */
 export interface RestRequest {
   method: string;
-  /** The path after /rest/v1: `/early_access`. */
   path: string;
   query: URLSearchParams;
-  /** Lower-cased names. */
   headers: Record<string, string>;
   body: Uint8Array;
   role: string;
@@ -81,13 +75,8 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
     const profile = schemaProfile(headers[method === "GET" ? "accept-profile" : "content-profile"]);
     const table = tableName(request.path);
     const columns = tables.get(table);
-    if (!columns) {
-      throw postgrestError(
-        404,
-        "PGRST205",
-        `Could not find the table '${EXPOSED_SCHEMA}.${table}' in the schema cache`,
-      );
-    }
+    const unknown = `Could not find the table '${EXPOSED_SCHEMA}.${table}' in the schema cache`;
+    if (!columns) throw postgrestError(404, "PGRST205", unknown);
     const { select, filters, order, limit, offset, columnsParam } = parseQuery(query, method);
     const prefer = parsePrefer(headers.prefer);
     const count = prefer.count;
@@ -99,7 +88,11 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
       const rows = Math.min(limit ?? MAX_ROWS, MAX_ROWS);
       statement = readStatement({ table, selection: select, filters, order, limit: rows, offset, count });
     } else if (method === "POST") {
-      const payload = readPayload(request.body, headers["content-type"], table, columns, columnsParam);
+      const type = headers["content-type"];
+      if (type && type.split(";")[0]!.trim().toLowerCase() !== "application/json") {
+        throw notImplemented(`A ${type} body is`);
+      }
+      const payload = readPayload(request.body, table, columns, columnsParam);
       statement = insertStatement(table, payload, returned);
     } else if (method === "DELETE") {
       // Supabase's pg-safeupdate refuses a DELETE without a WHERE clause, whoever asks.
@@ -108,16 +101,12 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
     } else {
       throw notImplemented(`${method} is`);
     }
-    const result = await asRequest(request, async (tx) => {
-      const { rows } = await tx.query<Record<string, string | number | null>>(
-        statement.text,
-        statement.params,
-      );
-      return rows[0]!;
-    });
-    const pageTotal = Number(result.page_total);
-    const total = result.total_result_set === null ? null : Number(result.total_result_set);
-    const body = String(result.body);
+    type Result = Record<string, string | number | null>;
+    const result = await asRequest(request, (tx) => tx.query<Result>(statement.text, statement.params));
+    const { page_total, total_result_set } = result.rows[0]!;
+    const pageTotal = Number(page_total);
+    const total = total_result_set === null ? null : Number(total_result_set);
+    const body = String(result.rows[0]!.body);
     const applied = [method !== "GET" && prefer.return && `return=${prefer.return}`, count && "count=exact"];
     const preference: Record<string, string> = applied.some(Boolean)
       ? { "Preference-Applied": applied.filter(Boolean).join(", ") }
@@ -129,9 +118,7 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
       const headers = { "Content-Range": range, "Content-Type": JSON_TYPE, ...profile, ...preference };
       if (total !== null && offset > total) {
         const details = `An offset of ${offset} was requested, but there are only ${total} rows.`;
-        const { body } = postgrestError(416, "PGRST103", "Requested range not satisfiable", {
-          details,
-        }).response;
+        const { body } = postgrestError(416, "PGRST103", "Requested range not satisfiable", details).response;
         return { status: 416, headers, body };
       }
       return { status: total !== null && pageTotal < total ? 206 : 200, headers, body };
@@ -139,11 +126,8 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
     // Writes report no row range; with count=exact, the total is the rows written.
     const written = { "Content-Range": contentRange(1, 0, count ? pageTotal : null), ...preference };
     if (!returned) return { status: method === "POST" ? 201 : 204, headers: written, body: "" };
-    return {
-      status: method === "POST" ? 201 : 200,
-      headers: { ...written, "Content-Type": JSON_TYPE, ...profile },
-      body,
-    };
+    const headersWithBody = { ...written, "Content-Type": JSON_TYPE, ...profile };
+    return { status: method === "POST" ? 201 : 200, headers: headersWithBody, body };
   }
 
   return {
@@ -177,9 +161,10 @@ async function loadSchemaCache(db: Queryable) {
       where s.setdatabase in (0, (select oid from pg_catalog.pg_database where datname = current_database()))
       order by s.setdatabase`,
   );
-  const tables = Map.groupBy(columns.rows, ({ table }) => table);
-  const roleSettings = Map.groupBy(settings.rows, ({ role }) => role);
-  return { tables, roleSettings };
+  return {
+    tables: Map.groupBy(columns.rows, ({ table }) => table),
+    roleSettings: Map.groupBy(settings.rows, ({ role }) => role),
+  };
 }
 
 /** The one relation a path names (`/early_access`); the schema root and /rpc are not implemented. */
@@ -198,9 +183,8 @@ function tableName(path: string): string {
 function schemaProfile(schema: string | undefined): Record<string, string> {
   if (schema === undefined) return {};
   if (schema !== EXPOSED_SCHEMA) {
-    throw postgrestError(406, "PGRST106", `Invalid schema: ${schema}`, {
-      hint: `Only the following schemas are exposed: ${EXPOSED_SCHEMA}`,
-    });
+    const hint = `Only the following schemas are exposed: ${EXPOSED_SCHEMA}`;
+    throw postgrestError(406, "PGRST106", `Invalid schema: ${schema}`, null, hint);
   }
   return { "Content-Profile": EXPOSED_SCHEMA };
 }
@@ -230,15 +214,12 @@ function parseQuery(query: URLSearchParams, method: string) {
   }
   const select = query.get("select")?.split(",") ?? ["*"];
   // Aggregates (`count()`), which Supabase leaves disabled (db-aggregates-enabled).
-  if (select.some((item) => /\(\)/.test(item)))
-    throw postgrestError(400, "PGRST123", "Use of aggregate functions is not allowed");
-  const columns = query.get("columns");
-  const order = query.get("order");
-  const limit = query.get("limit");
-  const offset = query.get("offset");
-  if (method !== "GET" && (order !== null || limit !== null || offset !== null)) {
-    throw notImplemented("order, limit and offset on a write are");
-  }
+  const aggregate = select.some((item) => item.includes("()"));
+  if (aggregate) throw postgrestError(400, "PGRST123", "Use of aggregate functions is not allowed");
+  const [columns, order, limit, offset] = ["columns", "order", "limit", "offset"].map((name) =>
+    query.get(name),
+  );
+  if (method !== "GET" && (order ?? limit ?? offset) !== null) throw notImplemented("Paging a write is");
   return {
     select: select.map((item) => (item.trim() === "*" ? "*" : columnName(item))),
     columnsParam: columns === null ? null : columns.split(",").map(columnName),
@@ -278,22 +259,11 @@ function parsePrefer(header = "") {
   };
 }
 
-const INVALID_JSON = "Empty or invalid json";
-
 /**
  * An insert's JSON body and the columns it sets: `?columns=` (which supabase-js sends for arrays),
  * or else the body's keys, which every element of an array must share.
  */
-function readPayload(
-  body: Uint8Array,
-  contentType: string | undefined,
-  table: string,
-  tableColumns: Column[],
-  columnsParam: string[] | null,
-) {
-  if (contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() !== "application/json") {
-    throw notImplemented(`A ${contentType} body is`);
-  }
+function readPayload(body: Uint8Array, table: string, tableColumns: Column[], columnsParam: string[] | null) {
   let json: string;
   let value: unknown;
   try {
@@ -301,19 +271,16 @@ function readPayload(
     json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
     value = JSON.parse(json);
   } catch {
-    throw postgrestError(400, "PGRST102", INVALID_JSON);
+    throw postgrestError(400, "PGRST102", "Empty or invalid json");
   }
   // PostgREST reads a bare number, string or null as an empty array.
   if (typeof value !== "object" || value === null) return { json: "[]", isArray: true, columns: [] };
   const names = [...new Set(columnsParam ?? bodyKeys(value))].sort();
   const columns = names.map((name) => {
     const column = tableColumns.find((candidate) => candidate.name === name);
+    const unknown = `Could not find the '${name}' column of '${table}' in the schema cache`;
     if (column) return column;
-    throw postgrestError(
-      400,
-      "PGRST204",
-      `Could not find the '${name}' column of '${table}' in the schema cache`,
-    );
+    throw postgrestError(400, "PGRST204", unknown);
   });
   return { json, isArray: Array.isArray(value), columns };
 }
@@ -359,37 +326,30 @@ export function postgrestError(
   status: number,
   code: string,
   message: string,
-  {
-    details = null,
-    hint = null,
-    headers = {},
-  }: { details?: string | null; hint?: string | null; headers?: Record<string, string> } = {},
+  details: string | null = null,
+  hint: string | null = null,
+  headers: Record<string, string> = {},
 ): ResponseError {
-  return new ResponseError(
-    jsonResponse(
-      status,
-      { code, details, hint, message },
-      {
-        "Proxy-Status": `PostgREST; error=${code}`,
-        ...(status === 401 ? { "WWW-Authenticate": "Bearer" } : {}),
-        ...headers,
-      },
-    ),
-  );
+  const auth: Record<string, string> = status === 401 ? { "WWW-Authenticate": "Bearer" } : {};
+  const errorHeaders = { "Proxy-Status": `PostgREST; error=${code}`, ...auth, ...headers };
+  return new ResponseError(jsonResponse(status, { code, details, hint, message }, errorHeaders));
 }
 
 export function notImplemented(what: string): ResponseError {
-  return postgrestError(400, "PGRST127", "Feature not implemented", {
-    details: `${what} not supported by the local backend`,
-  });
+  return postgrestError(
+    400,
+    "PGRST127",
+    "Feature not implemented",
+    `${what} not supported by the local backend`,
+  );
 }
 
 /** The fields node-postgres's DatabaseError carries from Postgres' error report. */
 interface PostgresError {
   code: string;
   message: string;
-  detail?: string;
-  hint?: string;
+  detail?: string | null;
+  hint?: string | null;
 }
 
 function isPostgresError(error: unknown): error is PostgresError {
@@ -402,7 +362,7 @@ function isPostgresError(error: unknown): error is PostgresError {
 
 /** PostgREST's answer to an error Postgres raised, as seen by `role`. */
 export function fromPostgresError(
-  { code, message, detail, hint }: PostgresError,
+  { code, message, detail = null, hint = null }: PostgresError,
   role: string,
 ): ResponseError {
   // `raise sqlstate 'PGRST' using message = '{"code":…,"message":…}', detail = '{"status":…,"headers":{…}}'`:
@@ -410,16 +370,10 @@ export function fromPostgresError(
   if (code === "PGRST") {
     const body = JSON.parse(message) as { code: string; message: string; details?: string; hint?: string };
     const answer = JSON.parse(detail!) as { status: number; headers: Record<string, string> };
-    return postgrestError(answer.status, body.code, body.message, {
-      details: body.details ?? null,
-      hint: body.hint ?? null,
-      headers: answer.headers,
-    });
+    const { details = null, hint = null } = body;
+    return postgrestError(answer.status, body.code, body.message, details, hint, answer.headers);
   }
-  return postgrestError(statusFor(code, message, role !== ANON_ROLE), code, message, {
-    details: detail ?? null,
-    hint: hint ?? null,
-  });
+  return postgrestError(statusFor(code, message, role !== ANON_ROLE), code, message, detail, hint);
 }
 
 /**

@@ -6,28 +6,18 @@
 export const EXPOSED_SCHEMA = "public";
 
 /** A column as an insert casts the body's JSON to it: its type without modifiers. */
-export interface Column {
-  name: string;
-  type: string;
-}
+export type Column = { name: string; type: string };
 
 /** `column = value` or `column >= value`. */
-export interface Filter {
-  column: string;
-  operator: "=" | ">=";
-  value: string;
-}
+export type Filter = { column: string; operator: "=" | ">="; value: string };
 
-export interface OrderTerm {
+export type OrderTerm = {
   column: string;
   direction: "ASC" | "DESC" | null;
   nulls: "NULLS FIRST" | "NULLS LAST" | null;
-}
+};
 
-export interface Statement {
-  text: string;
-  params: string[];
-}
+export type Statement = { text: string; params: string[] };
 
 /** The columns to send back (`*` allowed); null sends none, and needs no SELECT privilege. */
 export type Selection = string[] | null;

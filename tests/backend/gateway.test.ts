@@ -1,8 +1,7 @@
 // What Supabase's gateway does in front of PostgREST: the apikey check and the role it gives,
 // CORS for browsers, unknown routes, the body size limit, and one log line per request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../../server/local-supabase/gateway.ts";
-import type { Backend } from "../../server/local-supabase/index.ts";
+import { MAX_BODY_BYTES, type Backend } from "../../server/local-supabase/index.ts";
 import { LEGACY_ANON_KEY } from "../legacy-keys.ts";
 import { clientFor, rest, signUp, startTestBackend, uniqueEmail } from "./helpers.ts";
 
