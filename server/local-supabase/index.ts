@@ -1,8 +1,7 @@
-// The local Supabase backend: an HTTP endpoint that answers the REST calls this repository makes
-// as a Supabase project does, on the Supabase CLI's address and with its keys, over a database it
-// is handed (database/). In front of PostgREST (postgrest.ts) stands Supabase's API gateway: its
-// routes, its CORS answers, the apikey check, its body size limit, the client's address as
-// Supabase's edge passes it on, and one log line per request.
+// The local Supabase backend: the REST calls this repository makes answered as a Supabase project
+// answers them, on the Supabase CLI's address and keys, over a database it is handed (database/).
+// Before PostgREST (postgrest.ts), Supabase's gateway: routes, CORS, the apikey, the body size
+// limit, the client's address as Supabase's edge passes it on, and one log line per request.
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { finished } from "node:stream/promises";
@@ -75,16 +74,12 @@ export async function startLocalSupabase({
   // The client's address, read as the connection opens: a socket reset before its request is
   // handled no longer knows it, and the database's sign-up rules need it.
   const addresses = new WeakMap<Socket, string>();
-  let handle: (req: IncomingMessage, url: URL, address: string) => Promise<HttpResponse>;
+  let handle: ReturnType<typeof gateway>;
   const server = createServer((req, res) => {
     const started = performance.now();
     const handled = (async () => {
       const url = URL.parse(req.url ?? "/", "http://gateway.invalid");
-      const response = await (
-        url
-          ? handle(req, url, addresses.get(req.socket)!)
-          : Promise.reject(refusal(400, "Bad request: malformed URL"))
-      ).catch((error: unknown) => {
+      const response = await handle(req, url, addresses.get(req.socket)!).catch((error: unknown) => {
         if (error instanceof ResponseError) return error.response;
         // Nobody is left to answer; the log says "client gone".
         if (!req.complete) return jsonResponse(400, { message: "The client went away" });
@@ -96,11 +91,8 @@ export async function startLocalSupabase({
       if (!res.destroyed) {
         // Kong's cors plugin puts this on every answer, errors included, so browsers can read them.
         const length = response.status === 204 ? {} : { "Content-Length": Buffer.byteLength(response.body) };
-        res.writeHead(response.status, {
-          ...response.headers,
-          ...length,
-          "Access-Control-Allow-Origin": "*",
-        });
+        const cors = { "Access-Control-Allow-Origin": "*" };
+        res.writeHead(response.status, { ...response.headers, ...length, ...cors });
         res.end(response.body);
       }
       // Once the answer is sent or the client has gone. The path only: the query may hold a key.
@@ -154,7 +146,8 @@ export async function startLocalSupabase({
 
 /** Supabase's gateway: the answer to one request, PostgREST's or its own. */
 function gateway(postgrest: Postgrest) {
-  return async (req: IncomingMessage, url: URL, address: string): Promise<HttpResponse> => {
+  return async (req: IncomingMessage, url: URL | null, address: string): Promise<HttpResponse> => {
+    if (!url) throw refusal(400, "Bad request: malformed URL");
     if (!url.pathname.startsWith(REST_PREFIX)) throw refusal(404, "no Route matched with those values");
     // Kong's cors plugin answers preflights itself, before any key check: browsers send no key.
     if (req.method === "OPTIONS") {

@@ -1,7 +1,6 @@
-// The Supabase CLI's standard local keys (`supabase status` prints the same ones), so a site
-// configured for `supabase start` works unchanged against the local backend. They are public
-// knowledge: never use them for a deployed project. The publishable key, which the site's build
-// uses too, is the site's own (src/local-supabase.ts).
+// The Supabase CLI's local keys (as `supabase status` prints them), so a site set up for `supabase
+// start` works unchanged here. Public knowledge: never use them for a deployed project. The
+// publishable key, which the site's build uses too, is the site's own (src/local-supabase.ts).
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 
 /** The opaque server key: every row, past every policy. */

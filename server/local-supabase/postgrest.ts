@@ -1,7 +1,7 @@
-// The part of PostgREST (v14) this repository's requests use: a request read, checked against
-// the schema cache, run as one statement in a transaction of its own as the request's role,
-// and answered with PostgREST's statuses, headers and bodies. The database, not this code,
-// decides what each role may do. Anything else is refused as not implemented (PGRST127).
+// The part of PostgREST (v14) this repository's requests use: a request checked against the schema
+// cache, run as one statement in its own transaction as its role, answered with PostgREST's
+// statuses, headers and bodies; anything else refused as not implemented (PGRST127). The
+// database, not this code, decides what each role may do.
 import type { Database, Queryable } from "./database/database.ts";
 import {
   deleteStatement,
@@ -26,7 +26,7 @@ export interface RestRequest {
   role: string;
 }
 
-/** What the database reads of a request (PostgREST's PreQuery.hs). */
+/** What the database reads of a request (PreQuery.hs). */
 export type RequestContext = Pick<RestRequest, "method" | "path" | "headers" | "role">;
 
 export interface Postgrest {
@@ -38,10 +38,7 @@ export interface Postgrest {
 /** Supabase's default "Max rows" (db-max-rows), as supabase/config.toml sets it. */
 export const MAX_ROWS = 1000;
 
-export const JSON_TYPE = "application/json; charset=utf-8";
-
-export const ANON_ROLE = "anon";
-
+const JSON_TYPE = "application/json; charset=utf-8";
 /** PostgREST's search path on Supabase: the exposed schema, then db-extra-search-path. */
 const SEARCH_PATH = '"public", "extensions"';
 
@@ -78,8 +75,7 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
     const unknown = `Could not find the table '${EXPOSED_SCHEMA}.${table}' in the schema cache`;
     if (!columns) throw postgrestError(404, "PGRST205", unknown);
     const { select, filters, order, limit, offset, columnsParam } = parseQuery(query, method);
-    const prefer = parsePrefer(headers.prefer);
-    const count = prefer.count;
+    const { count, ...prefer } = parsePrefer(headers.prefer);
     if (headers.range !== undefined) throw notImplemented("The Range header is");
     const returned = prefer.return === "representation" ? select : null;
 
@@ -88,10 +84,8 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
       const rows = Math.min(limit ?? MAX_ROWS, MAX_ROWS);
       statement = readStatement({ table, selection: select, filters, order, limit: rows, offset, count });
     } else if (method === "POST") {
-      const type = headers["content-type"];
-      if (type && type.split(";")[0]!.trim().toLowerCase() !== "application/json") {
-        throw notImplemented(`A ${type} body is`);
-      }
+      const type = headers["content-type"]?.split(";")[0]!.trim().toLowerCase() ?? "application/json";
+      if (type !== "application/json") throw notImplemented(`A ${headers["content-type"]} body is`);
       const payload = readPayload(request.body, table, columns, columnsParam);
       statement = insertStatement(table, payload, returned);
     } else if (method === "DELETE") {
@@ -373,7 +367,7 @@ export function fromPostgresError(
     const { details = null, hint = null } = body;
     return postgrestError(answer.status, body.code, body.message, details, hint, answer.headers);
   }
-  return postgrestError(statusFor(code, message, role !== ANON_ROLE), code, message, detail, hint);
+  return postgrestError(statusFor(code, message, role !== "anon"), code, message, detail, hint);
 }
 
 /**

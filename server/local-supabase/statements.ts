@@ -1,14 +1,12 @@
-// PostgREST's SQL for the three statements this repository's requests need (its QueryBuilder.hs
-// and Statements.hs): identifiers quoted, every value a parameter, and rows turned into JSON by
-// Postgres itself, so timestamps and numbers read exactly as from PostgREST. Each statement
-// answers one row: the count asked for, the rows' number and their JSON.
+// PostgREST's SQL for the three statements this repository's requests need (QueryBuilder.hs,
+// Statements.hs): identifiers quoted, values as parameters, rows turned into JSON by Postgres
+// itself (timestamps read as from PostgREST); one row back: the count, the rows' number, their JSON.
 
 export const EXPOSED_SCHEMA = "public";
 
 /** A column as an insert casts the body's JSON to it: its type without modifiers. */
 export type Column = { name: string; type: string };
 
-/** `column = value` or `column >= value`. */
 export type Filter = { column: string; operator: "=" | ">="; value: string };
 
 export type OrderTerm = {
@@ -79,37 +77,22 @@ export function insertStatement(
         `(pgrst_payload.json_data) AS _(${columns.map(({ name, type }) => `${quote(name)} ${type}`).join(",")})) pgrst_body`;
   const target = names.length === 0 ? qualified(table) : `${qualified(table)}(${names.join(",")})`;
   const values = names.map((name) => `"pgrst_body".${name}`).join(",");
-  return mutation(
-    table,
-    selection,
-    [json],
-    (returning) => `INSERT INTO ${target} SELECT ${values} FROM ${source} RETURNING ${returning}`,
-  );
+  return mutation(table, selection, [json], `INSERT INTO ${target} SELECT ${values} FROM ${source}`);
 }
 
 export function deleteStatement(table: string, filters: Filter[], selection: Selection): Statement {
   const params: string[] = [];
   const filter = where(table, filters, params);
-  return mutation(
-    table,
-    selection,
-    params,
-    (returning) => `DELETE FROM ${qualified(table)}${filter} RETURNING ${returning}`,
-  );
+  return mutation(table, selection, params, `DELETE FROM ${qualified(table)}${filter}`);
 }
 
 /** A write wrapped as PostgREST wraps it: without a selection it returns `1` per row. */
-function mutation(
-  table: string,
-  selection: Selection,
-  params: string[],
-  write: (returning: string) => string,
-): Statement {
+function mutation(table: string, selection: Selection, params: string[], write: string): Statement {
   const returning = selection ? columnsOf(qualified(table), selection) : "1";
   const columns = selection ? columnsOf(quote(table), selection) : "1";
   return {
     text:
-      `WITH pgrst_source AS (${write(returning)}) SELECT null::bigint AS total_result_set, ` +
+      `WITH pgrst_source AS (${write} RETURNING ${returning}) SELECT null::bigint AS total_result_set, ` +
       `pg_catalog.count(_postgrest_t) AS page_total, ${body(selection !== null)} AS body ` +
       `FROM (SELECT ${columns} FROM "pgrst_source" AS ${quote(table)}) _postgrest_t`,
     params,

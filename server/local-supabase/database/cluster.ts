@@ -181,23 +181,11 @@ function initdb(
 ): void {
   const { status, stdout, stderr } = spawnSync(
     initdbPath,
-    [
-      "-D",
-      folder,
-      "-U",
-      SUPERUSER,
-      "--auth=trust",
-      "-E",
-      "UTF8",
-      // C.UTF-8, as hosted Supabase's databases are: lower(), upper() and regular expressions
-      // treat letters beyond ASCII as a real project does. PostgreSQL's own provider has it on
-      // every platform, whatever locales the machine has.
-      "--locale-provider=builtin",
-      "--builtin-locale=C.UTF-8",
-      "--locale=C",
-      "--no-instructions",
-      ...(durable ? [] : ["--no-sync"]),
-    ],
+    // C.UTF-8, as hosted Supabase's databases are: lower(), upper() and regular expressions treat
+    // letters beyond ASCII as a real project does. PostgreSQL's own provider has it everywhere.
+    ["-D", folder, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--locale-provider=builtin"]
+      .concat(["--builtin-locale=C.UTF-8", "--locale=C", "--no-instructions"])
+      .concat(durable ? [] : ["--no-sync"]),
     { encoding: "utf8", env: serverEnv(), ...owner },
   );
   if (status !== 0) throw new Error(`initdb failed (exit ${status}):\n${stdout}\n${stderr}`);
