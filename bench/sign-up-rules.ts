@@ -24,9 +24,7 @@ import { startCluster, SUPERUSER } from "../server/local-supabase/database/clust
 import type { Database } from "../server/local-supabase/database/database.ts";
 import { connectPool } from "../server/local-supabase/database/pool.ts";
 import { OWNER, setUpSupabaseProject } from "../server/local-supabase/database/supabase-project.ts";
-import { createRestHandler, type RestHandler } from "../server/local-supabase/postgrest/app.ts";
-import { createRequestRunner } from "../server/local-supabase/postgrest/query/transaction.ts";
-import { loadSchemaCache } from "../server/local-supabase/postgrest/schema-cache.ts";
+import { createPostgrest, type Postgrest } from "../server/local-supabase/postgrest.ts";
 import { median, ms, table } from "./support.ts";
 
 const { values: options } = parseArgs({
@@ -78,7 +76,7 @@ function signUpRequest(index: number) {
     body: new TextEncoder().encode(
       JSON.stringify({ email: `bench-${index}-${random(1e9)}@example.com`, phone: null }),
     ),
-    identity: { role: "anon", claims: { role: "anon" } },
+    role: "anon",
   };
 }
 
@@ -91,7 +89,7 @@ interface Run {
 }
 
 /** `count` sign-ups, CONNECTIONS at a time: how many a second, and their latencies. */
-async function run(handle: RestHandler, count: number): Promise<Run> {
+async function run(handle: Postgrest["handle"], count: number): Promise<Run> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -135,8 +133,7 @@ try {
     if (change) await owner.exec(change);
     const api = connectPool({ url: cluster.url("authenticator", name), poolSize: CONNECTIONS });
     pools.push(owner, api);
-    const cache = await loadSchemaCache(api);
-    return { owner, handle: createRestHandler(cache, createRequestRunner(api, cache)) };
+    return { owner, handle: (await createPostgrest(api)).handle };
   }
   const withRules = await open("with_rules");
   const without = await open("without_rules", MARK_ONLY);

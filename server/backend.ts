@@ -9,10 +9,8 @@ const backend = await startLocalBackendOrExit(settings);
 
 console.log(`
 ${describeApi(settings, backend)}
-  Publishable key:           ${backend.publishableKey}
-  Secret key:                ${backend.secretKey}
-  anon key (legacy):         ${backend.anonKey}
-  service_role key (legacy): ${backend.serviceRoleKey}
+  Publishable key: ${backend.publishableKey}
+  Secret key:      ${backend.secretKey}
 `);
 
 onShutdown(() => backend.close());

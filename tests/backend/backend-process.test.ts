@@ -20,13 +20,19 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { connectPool } from "../../server/local-supabase/database/pool.ts";
-import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { npmScriptArgs } from "../npm-script.ts";
 import { freePorts } from "../test-environment.ts";
 import { LOCK_FILE } from "../../server/local-supabase/database/data-folder.ts";
 import { CLUSTER_FOLDER } from "../../server/local-supabase/database/local-database.ts";
-import { LIFT_SIGN_UP_LIMITS_FILE, testServerUrl, uniqueEmail } from "./helpers.ts";
+import {
+  isRunning,
+  LIFT_SIGN_UP_LIMITS_FILE,
+  listedEmails,
+  signUp,
+  testServerUrl,
+  uniqueEmail,
+} from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "early-access-process-"));
 // As root, PostgreSQL runs as the postgres user, who must pass through to the data folders.
@@ -105,29 +111,6 @@ async function killGroup(pid: number): Promise<void> {
   while (isRunning(pid)) await new Promise((resume) => setTimeout(resume, 20));
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const signUp = (url: string, email: string) =>
-  fetch(`${url}/rest/v1/early_access`, {
-    method: "POST",
-    headers: { apikey: LOCAL_PUBLISHABLE_KEY, "content-type": "application/json" },
-    body: JSON.stringify({ email }),
-  });
-
-async function listed(url: string): Promise<string[]> {
-  const response = await fetch(`${url}/rest/v1/early_access?select=email`, {
-    headers: { apikey: LOCAL_SECRET_KEY },
-  });
-  return ((await response.json()) as Array<{ email: string }>).map(({ email }) => email);
-}
-
 /**
  * What a second backend would change if it touched a data folder: the names in the folder and
  * in its cluster's, and the files that say who holds the folder and how its cluster runs (the
@@ -182,7 +165,7 @@ describe("a data folder", () => {
     const dataDir = join(root, "node-killed");
     const first = await startBackendProcess(dataDir);
     const emails = Array.from({ length: 50 }, (_, index) => uniqueEmail(`kept${index}`));
-    for (const email of emails) expect((await signUp(first.url, email)).status).toBe(201);
+    for (const email of emails) expect((await signUp(first, email)).status).toBe(201);
     const orphan = serverOf(dataDir)!;
     // The whole process group of the command: PostgreSQL runs in a group of its own, and stays.
     await killGroup(first.child.pid!);
@@ -192,7 +175,7 @@ describe("a data folder", () => {
     expect(restarted.output()).toContain("API:");
     expect(isRunning(orphan), "the orphaned server was stopped, not duplicated").toBe(false);
     expect(serverOf(dataDir)).not.toBe(orphan);
-    expect(await listed(restarted.url)).toEqual(expect.arrayContaining(emails));
+    expect(await listedEmails(restarted)).toEqual(expect.arrayContaining(emails));
   });
 
   it("starts again after every process was killed, the server mid-work, and keeps every acknowledged sign-up", async () => {
@@ -202,7 +185,7 @@ describe("a data folder", () => {
     const sending = (async () => {
       for (let index = 0; ; index++) {
         const email = uniqueEmail(`crash${index}`);
-        const response = await signUp(first.url, email).catch(() => null);
+        const response = await signUp(first, email).catch(() => null);
         if (response?.status !== 201) return;
         acknowledged.push(email);
       }
@@ -214,7 +197,7 @@ describe("a data folder", () => {
 
     const restarted = await startBackendProcess(dataDir);
     expect(restarted.output()).toContain("API:");
-    expect(await listed(restarted.url)).toEqual(expect.arrayContaining(acknowledged));
+    expect(await listedEmails(restarted)).toEqual(expect.arrayContaining(acknowledged));
   });
 });
 
@@ -227,7 +210,7 @@ describe.runIf(process.getuid?.() === 0)("an ordinary user", () => {
     const backend = await startBackendProcess(dataDir, { user: nobody });
     expect(backend.output()).toContain("API:");
     const email = uniqueEmail("ordinary");
-    expect((await signUp(backend.url, email)).status).toBe(201);
+    expect((await signUp(backend, email)).status).toBe(201);
     const owner = spawnSync("ps", ["-o", "user=", "-p", String(serverOf(dataDir))], { encoding: "utf8" });
     expect(owner.stdout.trim()).toBe("nobody");
     backend.child.kill("SIGINT");
@@ -251,8 +234,8 @@ describe("SUPABASE_DB_URL", () => {
     });
     expect(backend.output()).toContain(`Data:  PostgreSQL at ${host}:${port}`);
     const email = uniqueEmail("elsewhere");
-    expect((await signUp(backend.url, email)).status).toBe(201);
-    expect(await listed(backend.url)).toContain(email);
+    expect((await signUp(backend, email)).status).toBe(201);
+    expect(await listedEmails(backend)).toContain(email);
     expect(existsSync(dataDir), "no data folder, no server of its own").toBe(false);
   });
 });
@@ -264,7 +247,7 @@ describe("a stop signal", () => {
       const dataDir = join(root, signal);
       const backend = await startBackendProcess(dataDir);
       const email = uniqueEmail(signal.toLowerCase());
-      expect((await signUp(backend.url, email)).status).toBe(201);
+      expect((await signUp(backend, email)).status).toBe(201);
       const idle = connect(Number(new URL(backend.url).port), "127.0.0.1").on("error", () => {});
       const upload = halfSentUpload(backend.url);
 
@@ -278,7 +261,7 @@ describe("a stop signal", () => {
       upload.destroy();
 
       const restarted = await startBackendProcess(dataDir);
-      expect(await listed(restarted.url)).toContain(email);
+      expect(await listedEmails(restarted)).toContain(email);
     },
   );
 });
@@ -315,13 +298,13 @@ describe("clients that hang up mid-upload", () => {
     await hangUps(5_000);
     const before = rssMb();
     await hangUps(25_000);
-    await new Promise((settle) => setTimeout(settle, 1_000));
-    const growth = rssMb() - before;
 
     // The leak held ~280 MB; what the allocator keeps after collecting varies with the machine's
-    // load (up to ~60 MB seen while other suites ran), so the bound sits between the two.
-    expect(growth, `RSS grew by ${growth.toFixed(1)} MB`).toBeLessThan(120);
-    expect((await signUp(backend.url, uniqueEmail("after-hang-ups"))).status).toBe(201);
+    // load (up to ~60 MB seen while other suites ran), so the bound sits between the two. The
+    // server may still be dropping the last sockets: the growth is read until it is within the
+    // bound, for a few seconds at most.
+    await expect.poll(() => rssMb() - before, { timeout: 5_000, interval: 100 }).toBeLessThan(120);
+    expect((await signUp(backend, uniqueEmail("after-hang-ups"))).status).toBe(201);
     backend.child.kill("SIGINT");
     expect(await backend.exited).toBe(0);
   }, 120_000);

@@ -1,8 +1,8 @@
 // The errors the site and the owner's command can meet, each answered with PostgREST's status, code and exact message, with details and hint as Postgres leaves them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend } from "../../server/local-supabase/index.ts";
-import { fromPostgresError } from "../../server/local-supabase/postgrest/errors.ts";
-import { rest, signJwt, startTestBackend, uniqueEmail, type RestCall } from "./helpers.ts";
+import { fromPostgresError } from "../../server/local-supabase/postgrest.ts";
+import { rest, startTestBackend, uniqueEmail, type RestCall } from "./helpers.ts";
 
 let backend: Backend;
 beforeAll(async () => {
@@ -90,17 +90,6 @@ describe.each<ErrorCase>([
     code: "42501",
     message: PERMISSION_DENIED,
   },
-  // A signed-in user is refused with 403 instead of 401.
-  {
-    name: "authenticated setting created_at",
-    call: () => ({
-      ...insert({ email: uniqueEmail(), created_at: "2020-01-01T00:00:00Z" }),
-      key: signJwt({ role: "authenticated", sub: crypto.randomUUID() }),
-    }),
-    status: 403,
-    code: "42501",
-    message: PERMISSION_DENIED,
-  },
   // A body key that is no column, caught before any SQL runs.
   {
     name: "unknown body key",
@@ -169,7 +158,7 @@ describe.each<ErrorCase>([
   // A filter value Postgres cannot read as the column's type.
   {
     name: "malformed uuid filter",
-    call: () => ({ path: "early_access?id=eq.not-a-uuid", key: backend.serviceRoleKey }),
+    call: () => ({ path: "early_access?id=eq.not-a-uuid", key: backend.secretKey }),
     status: 400,
     code: "22P02",
     message: 'invalid input syntax for type uuid: "not-a-uuid"',
@@ -191,7 +180,7 @@ describe("a refused insert", () => {
     await rest(backend, insert({ email, created_at: "2020-01-01T00:00:00Z" }));
     const listed = await rest(backend, {
       path: `early_access?email=eq.${email}`,
-      key: backend.serviceRoleKey,
+      key: backend.secretKey,
     });
     expect(await listed.json()).toEqual([]);
   });
@@ -206,9 +195,9 @@ describe("SQLSTATE to HTTP status", () => {
     ["23503", "anon", 409],
     // Undefined table.
     ["42P01", "anon", 404],
-    // Insufficient privilege: 401 for anon, 403 for a signed-in role.
+    // Insufficient privilege: 401 for anon, 403 for any other role.
     ["42501", "anon", 401],
-    ["42501", "authenticated", 403],
+    ["42501", "service_role", 403],
     // Value too long for a varchar: the client's fault.
     ["22001", "anon", 400],
     // Insufficient resources.

@@ -1,9 +1,9 @@
-// What Supabase's gateway does in front of PostgREST: the apikey check, JWT verification,
+// What Supabase's gateway does in front of PostgREST: the apikey check and the role it gives,
 // CORS for browsers, unknown routes, the body size limit, and one log line per request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../../server/local-supabase/gateway/gateway.ts";
-import type { Backend } from "../../server/local-supabase/index.ts";
-import { clientFor, rest, signJwt, startTestBackend, uniqueEmail, type RestCall } from "./helpers.ts";
+import { MAX_BODY_BYTES, type Backend } from "../../server/local-supabase/index.ts";
+import { LEGACY_ANON_KEY } from "../legacy-keys.ts";
+import { clientFor, rest, signUp, startTestBackend, uniqueEmail } from "./helpers.ts";
 
 let backend: Backend;
 const logLines: string[] = [];
@@ -16,12 +16,10 @@ const INVALID_KEY = {
   message: "Invalid API key",
   hint: "Double check your Supabase `anon` or `service_role` API key.",
 };
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-const signUp = () => ({ method: "POST", body: JSON.stringify({ email: uniqueEmail() }) });
 
 describe("the apikey", () => {
   it("is required", async () => {
-    const response = await rest(backend, { ...signUp(), key: null });
+    const response = await signUp(backend, uniqueEmail(), { key: null });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({
       message: "No API key found in request",
@@ -30,12 +28,12 @@ describe("the apikey", () => {
   });
 
   it.each([
-    // Signed with another secret.
-    ["forged", () => signJwt({ role: "service_role" }, "another-secret-that-is-at-least-32-characters")],
-    // Not a JWT at all.
+    // Not a key at all.
     ["garbage", () => "not-a-key"],
-    // A real key with its signature cut short.
-    ["truncated", () => backend.anonKey.slice(0, -4)],
+    // A real key cut short.
+    ["truncated", () => backend.secretKey.slice(0, -4)],
+    // The Supabase CLI's legacy anon JWT, which this repository never sends.
+    ["a legacy JWT", () => LEGACY_ANON_KEY],
   ])("is refused when %s, through supabase-js", async (_, key) => {
     const answer = await clientFor(backend, key())
       .from("early_access")
@@ -47,7 +45,7 @@ describe("the apikey", () => {
 
   it("may come as a url parameter, which is not taken for a filter", async () => {
     const response = await fetch(
-      `${backend.url}/rest/v1/early_access?apikey=${backend.serviceRoleKey}&select=email`,
+      `${backend.url}/rest/v1/early_access?apikey=${backend.secretKey}&select=email`,
     );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(expect.any(Array));
@@ -55,9 +53,9 @@ describe("the apikey", () => {
 
   it("gives its role when no bearer token is sent", async () => {
     const email = uniqueEmail();
-    await rest(backend, { method: "POST", body: JSON.stringify({ email }) });
+    await signUp(backend, email);
     const response = await fetch(`${backend.url}/rest/v1/early_access?email=eq.${email}`, {
-      headers: { apikey: backend.serviceRoleKey },
+      headers: { apikey: backend.secretKey },
     });
     expect(await response.json()).toHaveLength(1);
   });
@@ -107,24 +105,15 @@ describe("today's opaque keys, mapped as the Supabase CLI's gateway maps them", 
     ["Sec-Fetch-Dest", { "sec-fetch-dest": "empty", "user-agent": "" }],
   ];
 
-  it.each(BROWSER_SIGNS)(
-    "refuses the secret key, the service_role JWT and a service_role token from a browser: %s",
-    async (_, browser) => {
-      const calls: RestCall[] = [
-        { key: backend.secretKey },
-        { key: backend.serviceRoleKey },
-        // The publishable key as apikey, and a token claiming service_role as the bearer.
-        { key: backend.publishableKey, headers: { authorization: `Bearer ${backend.serviceRoleKey}` } },
-      ];
-      for (const call of calls) {
-        const response = await rest(backend, { ...call, headers: { ...call.headers, ...browser } });
-        expect(response.status).toBe(401);
-        expect((await response.json()).message).toBe("Forbidden use of secret API key in browser");
-      }
-      // The publishable key is meant for browsers.
-      expect((await rest(backend, { headers: browser })).status).toBe(200);
-    },
-  );
+  it.each(BROWSER_SIGNS)("refuses the secret key from a browser: %s", async (_, browser) => {
+    for (const call of [{ key: backend.secretKey }, { key: null, headers: { apikey: backend.secretKey } }]) {
+      const response = await rest(backend, { ...call, headers: { ...call.headers, ...browser } });
+      expect(response.status).toBe(401);
+      expect((await response.json()).message).toBe("Forbidden use of secret API key in browser");
+    }
+    // The publishable key is meant for browsers.
+    expect((await rest(backend, { headers: browser })).status).toBe(200);
+  });
 
   it("takes the secret key from a server's fetch, whose only Fetch Metadata is Sec-Fetch-Mode", async () => {
     // Node's fetch (and so supabase-js on a server) sends `sec-fetch-mode: cors` and `user-agent: node`.
@@ -158,104 +147,13 @@ describe("today's opaque keys, mapped as the Supabase CLI's gateway maps them", 
     expect(await response.json()).toEqual([]);
   });
 
-  it("lets a user's JWT as the bearer token decide the role beside the publishable key", async () => {
-    const response = await rest(backend, {
+  it("refuses a bearer token that is no key (a user's JWT) as not implemented", async () => {
+    const response = await signUp(backend, uniqueEmail(), {
       key: null,
-      headers: { apikey: backend.publishableKey, authorization: `Bearer ${backend.serviceRoleKey}` },
+      headers: { apikey: backend.publishableKey, authorization: `Bearer ${LEGACY_ANON_KEY}` },
     });
-    expect(response.status).toBe(200);
-    expect((await response.json()).length).toBeGreaterThan(0);
-  });
-});
-
-describe("the bearer token", () => {
-  // The anon key as apikey, and another token as the bearer token.
-  const bearer = (token: string) => ({
-    key: null,
-    headers: { apikey: backend.anonKey, authorization: `Bearer ${token}` },
-  });
-
-  it.each([
-    // Past its expiry (PostgREST allows 30 s of clock skew).
-    ["expired", () => signJwt({ role: "authenticated", exp: nowSeconds() - 60 }), "PGRST303", "JWT expired"],
-    // Signed with another secret.
-    [
-      "forged",
-      () => signJwt({ role: "service_role" }, "another-secret-that-is-at-least-32-characters"),
-      "PGRST301",
-      "JWT cryptographic operation failed",
-    ],
-    // Not three dot-separated parts.
-    ["malformed", () => "abc.def", "PGRST301", "Expected 3 parts in JWT; got 2"],
-  ])("is refused when %s, as PostgREST refuses it", async (_, token, code, message) => {
-    const response = await rest(backend, { ...signUp(), ...bearer(token()) });
-    expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ code, details: null, hint: null, message });
-    expect(response.headers.get("www-authenticate")).toBe(
-      `Bearer error="invalid_token", error_description="${message}"`,
-    );
-  });
-
-  it("decides the role over the apikey's", async () => {
-    const email = uniqueEmail();
-    await rest(backend, { method: "POST", body: JSON.stringify({ email }) });
-    const response = await rest(backend, {
-      path: `early_access?email=eq.${email}`,
-      ...bearer(backend.serviceRoleKey),
-    });
-    expect(await response.json()).toHaveLength(1);
-  });
-
-  it("names a role the database must know", async () => {
-    const response = await rest(backend, { ...signUp(), ...bearer(signJwt({ role: "nobody" })) });
-    expect(response.status).toBe(401);
-    expect((await response.json()).message).toBe('role "nobody" does not exist');
-  });
-
-  it.each(["postgres", "pg_read_all_data", "pg_write_all_data"])(
-    "cannot name a role PostgREST's login role may not become: %s",
-    async (role) => {
-      // Signed with the local secret, which is public: anyone can mint such a token.
-      const token = signJwt({ role });
-      const read = await rest(backend, { path: "early_access?select=email", ...bearer(token) });
-      expect(read.status).toBe(403);
-      expect(await read.json()).toEqual({
-        code: "42501",
-        details: null,
-        hint: null,
-        message: `permission denied to set role "${role}"`,
-      });
-      const write = await rest(backend, { ...signUp(), ...bearer(token) });
-      expect(write.status).toBe(403);
-    },
-  );
-
-  it("takes the role `none` as the login role, authenticator, which may touch no table", async () => {
-    // To Postgres, set_config('role', 'none') is RESET ROLE: PostgREST then runs as authenticator,
-    // which may touch no table. The token is minted with the public local secret, from a page.
-    const email = uniqueEmail();
-    await rest(backend, { method: "POST", body: JSON.stringify({ email }) });
-    const token = signJwt({ role: "none" });
-    const fromPage = { origin: "https://attacker.example", "sec-fetch-site": "cross-site" };
-    const read = await rest(backend, {
-      path: `early_access?email=eq.${email}`,
-      key: token,
-      headers: fromPage,
-    });
-    expect(read.status).toBe(403);
-    expect((await read.json()).message).toBe("permission denied for table early_access");
-    const erase = await rest(backend, {
-      method: "DELETE",
-      path: `early_access?email=eq.${email}`,
-      key: token,
-      headers: fromPage,
-    });
-    expect(erase.status).toBe(403);
-    const left = await rest(backend, {
-      path: `early_access?email=eq.${email}`,
-      ...bearer(backend.serviceRoleKey),
-    });
-    expect(await left.json()).toHaveLength(1);
+    expect(response.status).toBe(400);
+    expect((await response.json()).code).toBe("PGRST127");
   });
 });
 
@@ -282,18 +180,18 @@ describe("CORS", () => {
 
   it.each([
     // Refused by the gateway.
-    ["a missing key", { ...signUp(), key: null }, 401],
+    ["a missing key", uniqueEmail(), { key: null }, 401],
     // Refused by the database.
-    ["a duplicate", { method: "POST", body: JSON.stringify({ email: "twice@example.com" }) }, 409],
-  ])("lets a browser read the answer to %s", async (_, call, status) => {
-    await rest(backend, call);
-    const response = await rest(backend, { ...call, headers: { origin: "http://localhost:4321" } });
+    ["a duplicate", "twice@example.com", {}, 409],
+  ])("lets a browser read the answer to %s", async (_, email, call, status) => {
+    await signUp(backend, email, call);
+    const response = await signUp(backend, email, { ...call, headers: { origin: "http://localhost:4321" } });
     expect(response.status).toBe(status);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
   });
 
   it("exposes PostgREST's headers to browsers", async () => {
-    const response = await rest(backend, { ...signUp(), headers: { origin: "http://localhost:4321" } });
+    const response = await signUp(backend, uniqueEmail(), { headers: { origin: "http://localhost:4321" } });
     expect(response.status).toBe(201);
     expect(response.headers.get("access-control-expose-headers")).toBe(
       "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server, Transfer-Encoding, Range-Unit",
@@ -305,7 +203,7 @@ describe("routes", () => {
   it.each(["/", "/auth/v1/user", "/rest/v2/early_access"])(
     "answers %s outside /rest/v1 as the gateway does",
     async (path) => {
-      const response = await fetch(`${backend.url}${path}`, { headers: { apikey: backend.anonKey } });
+      const response = await fetch(`${backend.url}${path}`, { headers: { apikey: backend.publishableKey } });
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ message: "no Route matched with those values" });
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -315,7 +213,7 @@ describe("routes", () => {
   it("refuses filters it does not implement instead of ignoring them", async () => {
     const response = await rest(backend, {
       path: "early_access?email=like.*example.com",
-      key: backend.serviceRoleKey,
+      key: backend.secretKey,
     });
     expect(response.status).toBe(400);
     expect((await response.json()).code).toBe("PGRST127");
@@ -335,7 +233,7 @@ describe("the body size limit", () => {
     const chunks = new Blob([oversized]).stream();
     const response = await fetch(`${backend.url}/rest/v1/early_access`, {
       method: "POST",
-      headers: { apikey: backend.serviceRoleKey, "content-type": "application/json" },
+      headers: { apikey: backend.secretKey, "content-type": "application/json" },
       body: chunks,
       duplex: "half",
     } as RequestInit);
@@ -345,13 +243,13 @@ describe("the body size limit", () => {
 
 describe("the log", () => {
   it("has one line per request: method, path, status, milliseconds", async () => {
-    await rest(backend, { path: "early_access?select=email", key: backend.serviceRoleKey });
+    await rest(backend, { path: "early_access?select=email", key: backend.secretKey });
     expect(logLines.at(-1)).toMatch(/^GET \/rest\/v1\/early_access 200 \d+ms$/);
   });
 
   it("never shows a key passed in the url", async () => {
-    await fetch(`${backend.url}/rest/v1/early_access?apikey=${backend.anonKey}`);
+    await fetch(`${backend.url}/rest/v1/early_access?apikey=${backend.publishableKey}`);
     expect(logLines.at(-1)).toMatch(/^GET \/rest\/v1\/early_access 200 \d+ms$/);
-    expect(logLines.join("\n")).not.toContain(backend.anonKey);
+    expect(logLines.join("\n")).not.toContain(backend.publishableKey);
   });
 });

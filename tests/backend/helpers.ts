@@ -1,24 +1,26 @@
 // Shared set-up for the backend tests: a fresh database (a copy of the migrated template on the
 // run's PostgreSQL server, postgres/setup.ts), the backend on a free port over it, supabase-js
-// clients for its keys, raw REST calls for what supabase-js cannot express, and tokens signed
-// on the spot.
+// clients for its keys, raw REST calls for what supabase-js cannot express (to any backend,
+// another process's too), a visitor's sign-up, and whether a process still runs.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
-import { createHmac, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { createServer } from "node:net";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import type { Database } from "../../server/local-supabase/database/database.ts";
 import { connectPool } from "../../server/local-supabase/database/pool.ts";
 import { startLocalSupabase, type Backend } from "../../server/local-supabase/index.ts";
-import { LOCAL_JWT_SECRET } from "../../server/local-supabase/keys.ts";
+import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { LIFT_SIGN_UP_LIMITS_FILE } from "../test-environment.ts";
 
-const postgres = inject("postgres");
+export { isRunning } from "../../server/local-supabase/database/data-folder.ts";
 
 /** A connection URL for `user` on `database` of the run's PostgreSQL server (trust: no password). */
 export function testServerUrl(user: string, database: string): string {
-  return `postgres://${user}@${postgres.host}:${postgres.port}/${database}`;
+  const { host, port } = inject("postgres");
+  return `postgres://${user}@${host}:${port}/${database}`;
 }
 
 export { LIFT_SIGN_UP_LIMITS_FILE };
@@ -47,7 +49,7 @@ export async function openTestDatabase({
   const name = `test_${randomUUID().replaceAll("-", "")}`;
   const cluster = connectPool({ url: testServerUrl("postgres", "postgres"), poolSize: 1 });
   await cluster
-    .exec(`create database ${name} template ${postgres.template} owner postgres`)
+    .exec(`create database ${name} template ${inject("postgres").template} owner postgres`)
     .finally(() => cluster.close());
   const owner = connectPool({ url: testServerUrl("postgres", name), poolSize: 2 });
   if (seed) await owner.exec(seed);
@@ -95,34 +97,42 @@ export async function storedCount(owner: Database, emails: string[]): Promise<nu
 
 export const DUPLICATE_MESSAGE = 'duplicate key value violates unique constraint "early_access_email_key"';
 
-/** An HS256 JWT with these claims, signed with the local secret unless told otherwise. */
-export function signJwt(claims: Record<string, unknown>, secret = LOCAL_JWT_SECRET): string {
-  const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString("base64url");
-  const unsigned = `${encode({ alg: "HS256", typ: "JWT" })}.${encode(claims)}`;
-  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`;
-}
-
 export interface RestCall {
   method?: string;
   /** The part after /rest/v1/, query string included. */
   path?: string;
-  /** Sent as apikey and as the bearer token; null sends neither. */
+  /** Sent as apikey and as the bearer token; null sends neither; default the publishable key. */
   key?: string | null;
   headers?: Record<string, string>;
   body?: string;
 }
 
+/** Where a backend answers: a Backend, or one another process runs. */
+export type Api = Pick<Backend, "url">;
+
 /** A raw call to the REST endpoint, as anon on early_access unless told otherwise. */
-export function rest(backend: Backend, call: RestCall = {}) {
+export function rest(backend: Api, call: RestCall = {}) {
   const { url, method, headers, body } = resolveCall(backend, call);
   return fetch(url, { method, headers, body });
 }
 
+/** A visitor's sign-up, as the form sends it with the publishable key (changed by `call`). */
+export function signUp(backend: Api, email = uniqueEmail(), call: RestCall = {}) {
+  return rest(backend, { method: "POST", body: JSON.stringify({ email }), ...call });
+}
+
+/** Every address on the list, read with the secret key. */
+export async function listedEmails(backend: Api): Promise<string[]> {
+  const response = await rest(backend, { path: "early_access?select=email", key: LOCAL_SECRET_KEY });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as Array<{ email: string }>).map(({ email }) => email);
+}
+
 function resolveCall(
-  backend: Backend,
-  { method = "GET", path = "early_access", key, headers = {}, body }: RestCall,
+  backend: Api,
+  { method = "GET", path = "early_access", key = LOCAL_PUBLISHABLE_KEY, headers = {}, body }: RestCall,
 ) {
-  const apikey = key === undefined ? backend.publishableKey : key;
+  const apikey = key;
   const auth: Record<string, string> = apikey === null ? {} : { apikey, authorization: `Bearer ${apikey}` };
   return {
     url: `${backend.url}/rest/v1/${path}`,
@@ -136,7 +146,7 @@ function resolveCall(
  * The same call from another loopback address (127.0.0.2, say): another visitor, as far as the
  * socket can tell. Linux routes all of 127.0.0.0/8 to the loopback; macOS only 127.0.0.1.
  */
-export function restFrom(localAddress: string, backend: Backend, call: RestCall = {}) {
+export function restFrom(localAddress: string, backend: Api, call: RestCall = {}) {
   const { url, method, headers, body } = resolveCall(backend, call);
   return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
     const outgoing = request(url, { method, headers, localAddress }, (response) => {

@@ -14,7 +14,7 @@ import type { Database } from "../../server/local-supabase/database/database.ts"
 import { LOCK_FILE } from "../../server/local-supabase/database/data-folder.ts";
 import { openLocalDatabase } from "../../server/local-supabase/database/local-database.ts";
 import { startLocalSupabase, type Backend } from "../../server/local-supabase/index.ts";
-import { LOCAL_ANON_KEY } from "../../server/local-supabase/keys.ts";
+import { LEGACY_ANON_KEY as LOCAL_ANON_KEY } from "../legacy-keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
 import { register } from "../../src/lib/sign-up-request.ts";

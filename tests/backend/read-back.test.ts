@@ -5,12 +5,7 @@
 // (without HTTP in between, so requests follow each other as closely as PostgREST's do).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../server/local-supabase/database/database.ts";
-import { createRestHandler, type RestHandler } from "../../server/local-supabase/postgrest/app.ts";
-import {
-  createRequestRunner,
-  type RequestRunner,
-} from "../../server/local-supabase/postgrest/query/transaction.ts";
-import { loadSchemaCache } from "../../server/local-supabase/postgrest/schema-cache.ts";
+import { createPostgrest, type Postgrest } from "../../server/local-supabase/postgrest.ts";
 import { openTestDatabase, uniqueEmail } from "./helpers.ts";
 
 interface Row {
@@ -18,14 +13,11 @@ interface Row {
 }
 
 let database: Database;
-let runRequest: RequestRunner;
-let handle: RestHandler;
+let postgrest: Postgrest;
 beforeAll(async () => {
   // Every visitor comes from an address of its own (below), so the migration's own limits hold.
   ({ database } = await openTestDatabase({ poolSize: 100, seed: null }));
-  const cache = await loadSchemaCache(database);
-  runRequest = createRequestRunner(database, cache);
-  handle = createRestHandler(cache, runRequest);
+  postgrest = await createPostgrest(database);
 });
 afterAll(() => database.close());
 afterEach(() => vi.useRealTimers());
@@ -35,7 +27,7 @@ afterEach(() => vi.useRealTimers());
  * 128 visitors to a /24, within the network's hourly cap.
  */
 async function call(visitor: number, method: "GET" | "POST", body = ""): Promise<Row[]> {
-  const response = await handle({
+  const response = await postgrest.handle({
     method,
     path: "/early_access",
     query: new URLSearchParams({ select: "*" }),
@@ -44,7 +36,7 @@ async function call(visitor: number, method: "GET" | "POST", body = ""): Promise
       "cf-connecting-ip": `198.18.${visitor >> 7}.${visitor & 127}`,
     },
     body: Buffer.from(body),
-    identity: { role: "anon", claims: { role: "anon" } },
+    role: "anon",
   });
   expect(response.status, response.body).toBe(method === "POST" ? 201 : 200);
   return JSON.parse(response.body) as Row[];
@@ -89,15 +81,8 @@ describe("a visitor's read", () => {
   it("is one index lookup, so reads cannot slow sign-ups down however long the list grows", async () => {
     // Planners prefer scanning a small table; forbidding that shows whether the policy allows
     // anything else. A policy the index cannot serve leaves a scan of every row.
-    const plan = await runRequest(
-      {
-        role: "anon",
-        claims: { role: "anon" },
-        method: "GET",
-        path: "/early_access",
-        headers: {},
-        cookies: {},
-      },
+    const plan = await postgrest.asRequest(
+      { role: "anon", method: "GET", path: "/early_access", headers: {} },
       async (tx) => {
         await tx.query("set local enable_seqscan = off");
         const { rows } = await tx.query<Record<string, unknown>>("explain select * from public.early_access");

@@ -3,7 +3,7 @@
 // the API roles hold exactly the privileges the site needs, nothing more.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/local-supabase/database/database.ts";
-import { EXPOSED_SCHEMA } from "../../server/local-supabase/postgrest/schema-cache.ts";
+import { EXPOSED_SCHEMA } from "../../server/local-supabase/statements.ts";
 import { openTestDatabase } from "./helpers.ts";
 
 let database: Database;

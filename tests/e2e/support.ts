@@ -4,7 +4,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
 import { mkdirSync } from "node:fs";
-import { LOCAL_SERVICE_ROLE_KEY } from "../../server/local-supabase/keys.ts";
+import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { useTestEnvironment } from "../test-environment.ts";
 
@@ -79,7 +79,7 @@ export function uniqueEmail(testInfo: TestInfo, tag = ""): string {
 export async function storedRows(email: string): Promise<Array<{ email: string; phone: string | null }>> {
   const response = await fetch(
     `${API_URL}/rest/v1/early_access?select=email,phone&email=eq.${encodeURIComponent(email)}`,
-    { headers: { apikey: LOCAL_SERVICE_ROLE_KEY, authorization: `Bearer ${LOCAL_SERVICE_ROLE_KEY}` } },
+    { headers: { apikey: LOCAL_SECRET_KEY, authorization: `Bearer ${LOCAL_SECRET_KEY}` } },
   );
   expect(response.status, "service_role can read the list").toBe(200);
   return response.json();

@@ -8,9 +8,8 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
-import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { packageBin } from "../../server/processes.ts";
+import { listedEmails, signUp } from "../backend/helpers.ts";
 import { npmScriptArgs } from "../npm-script.ts";
 import { copyProject } from "../project-copy.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
@@ -53,20 +52,7 @@ afterAll(async () => {
   rmSync(copy, { recursive: true, force: true });
 });
 
-const signUp = (email: string) =>
-  fetch(`${api}/rest/v1/early_access`, {
-    method: "POST",
-    headers: { apikey: LOCAL_PUBLISHABLE_KEY, "content-type": "application/json" },
-    body: JSON.stringify({ email }),
-  });
-
-async function storedEmails(): Promise<string[]> {
-  const response = await fetch(`${api}/rest/v1/early_access?select=email`, {
-    headers: { apikey: LOCAL_SECRET_KEY },
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as Array<{ email: string }>).map(({ email }) => email).sort();
-}
+const storedEmails = async () => (await listedEmails({ url: api })).sort();
 
 /** Every file of the instance's build, with a hash of its content. */
 function buildFingerprint(): Record<string, string> {
@@ -113,7 +99,7 @@ it("a first `npm start` serves its own build, with the security headers, on the 
 });
 
 it("the browser tests and the build's tests pass beside it, and leave its sign-ups and build untouched", async () => {
-  expect((await signUp(`developer-${Date.now()}@example.com`)).status).toBe(201);
+  expect((await signUp({ url: api }, `developer-${Date.now()}@example.com`)).status).toBe(201);
   const emails = await storedEmails();
   const build = buildFingerprint();
 

@@ -5,11 +5,11 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
 import {
-  LOCAL_ANON_KEY,
-  LOCAL_SECRET_KEY,
-  LOCAL_SERVICE_ROLE_KEY,
-} from "../../server/local-supabase/keys.ts";
+  LEGACY_ANON_KEY as LOCAL_ANON_KEY,
+  LEGACY_SERVICE_ROLE_KEY as LOCAL_SERVICE_ROLE_KEY,
+} from "../legacy-keys.ts";
 import {
   ConfigurationError,
   LOCAL_SITE_URL,

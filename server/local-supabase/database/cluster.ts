@@ -23,7 +23,7 @@ import {
 import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { DataFolderUnusableError } from "./data-folder.ts";
+import { DataFolderUnusableError, isRunning } from "./data-folder.ts";
 
 /** The superuser a cluster is created with, as on Supabase. */
 export const SUPERUSER = "supabase_admin";
@@ -181,23 +181,11 @@ function initdb(
 ): void {
   const { status, stdout, stderr } = spawnSync(
     initdbPath,
-    [
-      "-D",
-      folder,
-      "-U",
-      SUPERUSER,
-      "--auth=trust",
-      "-E",
-      "UTF8",
-      // C.UTF-8, as hosted Supabase's databases are: lower(), upper() and regular expressions
-      // treat letters beyond ASCII as a real project does. PostgreSQL's own provider has it on
-      // every platform, whatever locales the machine has.
-      "--locale-provider=builtin",
-      "--builtin-locale=C.UTF-8",
-      "--locale=C",
-      "--no-instructions",
-      ...(durable ? [] : ["--no-sync"]),
-    ],
+    // C.UTF-8, as hosted Supabase's databases are: lower(), upper() and regular expressions treat
+    // letters beyond ASCII as a real project does. PostgreSQL's own provider has it everywhere.
+    ["-D", folder, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--locale-provider=builtin"]
+      .concat(["--builtin-locale=C.UTF-8", "--locale=C", "--no-instructions"])
+      .concat(durable ? [] : ["--no-sync"]),
     { encoding: "utf8", env: serverEnv(), ...owner },
   );
   if (status !== 0) throw new Error(`initdb failed (exit ${status}):\n${stdout}\n${stderr}`);
@@ -281,16 +269,6 @@ async function stopOrphan(folder: string): Promise<void> {
   if (pid === null) return;
   process.kill(pid, "SIGINT");
   while (isRunning(pid)) await new Promise((resume) => setTimeout(resume, 20));
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function freePort(): Promise<number> {

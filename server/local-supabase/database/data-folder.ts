@@ -75,7 +75,7 @@ export function holderOf(spelling: string | null): Holder | null {
   const path = resolve(withoutFileScheme(spelling));
   if (!existsSync(path)) return null;
   const holder = readHolder(join(realpathSync(path), LOCK_FILE));
-  return holder && isRunning(holder) ? holder : null;
+  return holder && holderRuns(holder) ? holder : null;
 }
 
 /** Takes the lock of a folder, given as dataFolder() returns it. */
@@ -100,7 +100,7 @@ export function lockDataFolder(dataDir: string): DataFolderLock {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       const holder = readHolder(lockPath);
-      if (holder && isRunning(holder)) throw new DataFolderLockedError(dataDir, holder);
+      if (holder && holderRuns(holder)) throw new DataFolderLockedError(dataDir, holder);
       removeStale(lockPath, holder);
     }
     throw new Error(`Could not take the lock of the data folder ${dataDir}`);
@@ -128,9 +128,8 @@ function readHolder(lockPath: string): Holder | null {
   }
 }
 
-function isRunning({ pid, host }: Holder): boolean {
-  // A process on another machine (a shared folder) cannot be checked: assume it runs.
-  if (host !== hostname()) return true;
+/** Whether process `pid` runs (as any user). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -139,6 +138,9 @@ function isRunning({ pid, host }: Holder): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
+
+/** A process on another machine (a shared folder) cannot be checked: it is taken to run. */
+const holderRuns = ({ pid, host }: Holder) => host !== hostname() || isRunning(pid);
 
 const sameHolder = (a: Holder | null, b: Holder | null) => a?.pid === b?.pid && a?.since === b?.since;
 
