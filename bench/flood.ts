@@ -131,7 +131,7 @@ try {
   // 1. An address at its ceiling: sign up from it until it is refused.
   const flooder = "198.18.0.1";
   let stored = 0;
-  for (let refused = false; !refused; ) {
+  for (let refused = false; !refused;) {
     const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
     stored += answers.filter(({ status }) => status === 201).length;
     refused = answers.some(({ status }) => status === 429);
@@ -168,7 +168,11 @@ try {
     }),
   ]);
 
-  const p99 = (answers: Answer[]) => percentile(answers.map(({ ms }) => ms), 0.99);
+  const p99 = (answers: Answer[]) =>
+    percentile(
+      answers.map(({ ms }) => ms),
+      0.99,
+    );
   const count = (answers: Answer[], test: (status: number) => boolean) =>
     answers.filter(({ status }) => test(status)).length;
   const refusalCost = median(refusals) / median(newSources);
@@ -208,11 +212,7 @@ try {
             ms(floodSlowest),
             `${floodSlowest <= 1000 ? "PASS" : "MISS"} (≤ 1 s)`,
           ],
-          [
-            "visitors not stored",
-            String(count([...alone, ...during], (status) => status !== 201)),
-            "",
-          ],
+          ["visitors not stored", String(count([...alone, ...during], (status) => status !== 201)), ""],
         ],
       ),
   );

@@ -305,7 +305,8 @@ declare
   );
   ip inet;
   source record;
-  added boolean;
+  both_new boolean;
+  any_new boolean;
   reasons text;
 begin
   -- The role the request runs as; inside this function current_user is its owner. A missing
@@ -372,20 +373,20 @@ begin
     on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
     returning s.source_key, s.arrivals, s.xmax = 0 as added
   )
-  select bool_and(c.added),
+  select bool_and(c.added), bool_or(c.added),
          (array_agg(c.arrivals) filter (where c.source_key = source.address_key))[1],
          (array_agg(c.arrivals) filter (where c.source_key = source.network_key))[1]
-    into added, source.address_arrivals, source.network_arrivals
+    into both_new, any_new, source.address_arrivals, source.network_arrivals
     from counted c;
 
-  if added then
-    -- One sign-up in eight that added its sources (picked by its address's hash, so at random)
-    -- forgets up to 32 empty ones: sign-ups add at most two rows each and look at four on
-    -- average, so a backlog drains, and none pays for more than 32.
-    if get_byte(source.address_key, 0) < 32 then
-      perform private.forget_empty_sources(source.address_key, at);
-    end if;
-  else
+  -- A sign-up that added a source and is one in eight (picked by its address's hash, so at
+  -- random) forgets up to 32 empty ones: sign-ups add at most two rows each and look at four on
+  -- average, so a backlog drains, and none pays for more than 32.
+  if any_new and get_byte(source.address_key, 0) < 32 then
+    perform private.forget_empty_sources(source.address_key, at);
+  end if;
+
+  if not both_new then
     -- Requests that passed the plain read together: the one past the ceiling is refused here.
     perform private.refuse_past_ceiling(source.address_arrivals, source.network_arrivals, at);
     select string_agg(format('about %s sign-ups %s (pace: %s)', p.sign_ups, p.name, p.max_sign_ups), '; ')
