@@ -105,12 +105,12 @@ alter table public.early_access enable row level security;
 create policy "Visitors add only the sign-up their request was admitted for"
   on public.early_access for insert
   to anon, authenticated
-  with check (id = (select nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid));
+  with check (id = nullif((select current_setting('early_access.admitted_sign_up', true)), '')::uuid);
 
 create policy "Visitors can read back only the sign-up their own request added"
   on public.early_access for select
   to anon, authenticated
-  using (id = (select nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid));
+  using (id = nullif((select current_setting('early_access.admitted_sign_up', true)), '')::uuid);
 
 -- Every privilege explicitly: older projects grant everything on new tables to the API roles,
 -- newer ones nothing. Visitors insert an email and a phone (the read-back needs SELECT); never
@@ -170,15 +170,11 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('pace', 'per address per day', 'address', interval '1 day', 100),
   ('pace', 'per network per hour', 'network', interval '1 hour', 200);
 
--- Ceilings, far above any crowd:
---   - per address per hour, 1,000: a keynote's whole audience scanning the same QR code behind
---     one address; a flood from one address stores about this many, and all past the pace
---     marked;
---   - per address per day, 3,000: three such crowds at one venue in a day;
---   - per network per hour, 2,000, and per day, 10,000: a campus or a carrier's NAT pool is
---     many addresses of one network; 250 people from 250 addresses of one /24 within an hour
---     are all stored, while a script rotating through a /24's 256 addresses (each under its own
---     ceiling) still stops at these.
+-- Ceilings, far above any crowd: per address, 1,000 an hour (a keynote's whole audience behind
+-- one address; a flood from one address stores about this many, all past the pace marked) and
+-- 3,000 a day (three such crowds); per network (a campus, a carrier's NAT pool: 250 people from
+-- 250 addresses of one /24 are all stored), 2,000 an hour and 10,000 a day, where a script
+-- rotating through a /24's 256 addresses, each under its own ceiling, still stops.
 insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
   ('ceiling', 'per address per hour', 'address', interval '1 hour', 1000),
   ('ceiling', 'per address per day', 'address', interval '1 day', 3000),
@@ -190,21 +186,14 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
 -- values, whatever the limits' sizes. Seconds, not timestamps and intervals: a request may set
 -- its time zone (PostgREST's `Prefer: timezone`), in which a day may last 23 or 25 hours.
 -- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
-create unlogged table private.sign_up_sources (
-  source_key bytea primary key,
-  arrivals jsonb not null
-);
+create unlogged table private.sign_up_sources (source_key bytea primary key, arrivals jsonb not null);
 comment on table private.sign_up_sources is
   'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
 -- The state after one more sign-up at `at`: each bucket's arrival time moved to `at` if it lies
 -- before (the bucket has drained), then on by the limit's interval (`fresh` holds at + interval).
 create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
-returns jsonb
-language sql
-immutable
-set search_path = ''
-as $$
+returns jsonb language sql immutable set search_path = '' as $$
   select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
     from pg_catalog.jsonb_each_text(fresh) as f
 $$;
@@ -213,11 +202,7 @@ $$;
 -- the instant `at`, those whose bucket holds more than max_sign_ups (a millisecond's slack for
 -- rounding). With roughly how many sign-ups it holds, and the seconds until one more fits.
 create function private.limits_passed(address_arrivals jsonb, network_arrivals jsonb, at float8)
-returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer)
-language sql
-stable
-set search_path = ''
-as $$
+returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer) language sql stable set search_path = '' as $$
   select l.kind, l.name, l.max_sign_ups,
          round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
          greatest(1, ceil(b.arrival - at - b.seconds))::integer
@@ -234,11 +219,7 @@ $$;
 -- Refuses a sign-up past a ceiling with 429 (PostgREST's convention for choosing the HTTP
 -- answer), with Retry-After the seconds until one more would fit.
 create function private.refuse_past_ceiling(address_arrivals jsonb, network_arrivals jsonb, at float8)
-returns void
-language plpgsql
-stable
-set search_path = ''
-as $$
+returns void language plpgsql stable set search_path = '' as $$
 declare
   passed record;
 begin
@@ -246,12 +227,8 @@ begin
    where p.kind = 'ceiling' order by p.retry_after desc limit 1;
   if found then
     raise sqlstate 'PGRST' using
-      message = json_build_object(
-        'code', 'PT429',
-        'message', 'Too many sign-ups from this address',
-        'details', format('At most %s sign-ups %s.', passed.max_sign_ups, passed.name),
-        'hint', 'Try again later.'
-      )::text,
+      message = json_build_object('code', 'PT429', 'message', 'Too many sign-ups from this address',
+        'details', format('At most %s sign-ups %s.', passed.max_sign_ups, passed.name), 'hint', 'Try again later.')::text,
       detail = json_build_object('status', 429, 'headers', json_build_object('Retry-After', passed.retry_after::text))::text;
   end if;
 end;
@@ -260,12 +237,10 @@ $$;
 -- Forgets the sources that follow `after` in key order, at most 32, whose buckets are all empty
 -- at `at`: such a state says no more than no state. Keys are hashes, so these are rows picked at
 -- random; only they are locked, and none another request holds (two sign-ups never wait for each
--- other here), and no statistics can turn it into a scan of the table.
+-- other here). One plan for all, made without statistics: none can turn it into a scan.
 create function private.forget_empty_sources(after bytea, at float8)
-returns void
-language sql
-set search_path = ''
-as $$
+returns void language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
+begin
   delete from private.sign_up_sources
    where source_key in (
      select source.source_key from private.sign_up_sources source
@@ -276,7 +251,8 @@ as $$
                limit 32))
         and coalesce((select max(a.value::float8) from pg_catalog.jsonb_each_text(source.arrivals) a), 0) < at
         for update of source skip locked
-   )
+   );
+end;
 $$;
 
 -- Admits a visitor's sign-up, refuses it past a ceiling, marks it past a pace. Fires after
@@ -287,22 +263,16 @@ $$;
 -- stored sign-ups count. Planned once for all (force_generic_plan): a plan made for one client's
 -- values would be made again for every sign-up.
 create function private.admit_sign_up()
-returns trigger
-language plpgsql
-security definer
-set search_path = ''
-set plan_cache_mode = force_generic_plan
-as $$
+returns trigger language plpgsql security definer
+set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   at float8 := extract(epoch from pg_catalog.now());
   -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
   -- right-most x-forwarded-for entry, the one the last proxy added (the left-most is whatever
   -- the client wrote).
   headers json := nullif(current_setting('request.headers', true), '')::json;
-  address text := coalesce(
-    nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
-    nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), '')
-  );
+  address text := coalesce(nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
+                           nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), ''));
   ip inet;
   source record;
   both_new boolean;
@@ -317,18 +287,13 @@ begin
   end if;
 
   if current_setting('early_access.admitted_sign_up', true) <> '' then
-    raise exception 'Only one sign-up per request'
-      using hint = 'Send one row at a time.';
+    raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
   end if;
 
   if address is null then
     raise sqlstate 'PGRST' using
-      message = json_build_object(
-        'code', 'PT400',
-        'message', 'The client''s address is unknown',
-        'details', 'Sign-ups are counted per address; a request must come through the API gateway.',
-        'hint', null
-      )::text,
+      message = json_build_object('code', 'PT400', 'message', 'The client''s address is unknown', 'hint', null,
+        'details', 'Sign-ups are counted per address; a request must come through the API gateway.')::text,
       detail = json_build_object('status', 400, 'headers', json_build_object())::text;
   end if;
 

@@ -90,12 +90,12 @@ alter table public.early_access enable row level security;
 create policy "Visitors add only the sign-up their request was admitted for"
   on public.early_access for insert
   to anon, authenticated
-  with check (id = (select nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid));
+  with check (id = nullif((select current_setting('early_access.admitted_sign_up', true)), '')::uuid);
 
 create policy "Visitors can read back only the sign-up their own request added"
   on public.early_access for select
   to anon, authenticated
-  using (id = (select nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid));
+  using (id = nullif((select current_setting('early_access.admitted_sign_up', true)), '')::uuid);
 
 -- Every privilege explicitly: older projects grant everything on new tables to the API roles,
 -- newer ones nothing. Visitors insert an email and a phone (the read-back needs SELECT); never
