@@ -23,12 +23,10 @@ insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix) values
   ('address', 32, 56),
   ('network', 24, 48);
 
--- Each limit is a leaky bucket that holds `max_sign_ups` and drains that many every
--- `window_length`: GCRA, one "theoretical arrival time" per limit and source. A sign-up passes
--- a limit when its bucket, with it, holds more than max_sign_ups. So a limit of N per W admits N
--- at once and N more every W after: at most N + N·t/W in any span t (2N in any W), never N+1
--- within one burst. Its count is about how many came in the last W (those of an even stream
--- drain before the window ends).
+-- Each limit is a leaky bucket (GCRA) that holds max_sign_ups and drains that many every
+-- window_length: one comes free every window_length / max_sign_ups. A sign-up passes a limit when
+-- its bucket, with it, holds more than max_sign_ups. So a limit of N per W admits N at once and N
+-- more every W after: at most N + N·t/W in any span t (2N in one W), never N + 1 in one burst.
 create table private.sign_up_limits (
   name text not null,
   window_length interval not null check (window_length > interval '0'),
@@ -58,36 +56,35 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
 
 -- Each source's state (a client in one scope, as a keyed hash, never its address): per limit of
--- its scope (`kind name`), the instant its bucket is empty again, in seconds since 1970. A few
--- values, whatever the limits' sizes. Seconds, not timestamps and intervals: a request may set
--- its time zone (PostgREST's `Prefer: timezone`), in which a day may last 23 or 25 hours.
+-- its scope, named `kind name`, the instant its bucket is empty again ("theoretical arrival
+-- time"), in seconds since 1970: a few values, whatever the limits' sizes. Seconds, not
+-- timestamps and intervals, whose sums follow the request's time zone (`Prefer: timezone`).
 -- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
 create unlogged table private.sign_up_sources (source_key bytea primary key, arrivals jsonb not null);
 comment on table private.sign_up_sources is
   'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
--- The state after one more sign-up at `at`: each bucket's arrival time moved to `at` if it lies
--- before (the bucket has drained), then on by the limit's interval (`fresh` holds at + interval).
+-- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
+-- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval).
 create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
 returns jsonb language sql immutable set search_path = '' as $$
   select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
     from pg_catalog.jsonb_each_text(fresh) as f
 $$;
 
--- The limits that a sign-up passes: given each source's state with that sign-up counted, at
--- the instant `at`, those whose bucket holds more than max_sign_ups (a millisecond's slack for
--- rounding). With roughly how many sign-ups it holds, and the seconds until one more fits.
+-- The limits a sign-up passes, given its sources' states with it counted, at the instant `at`:
+-- those whose bucket holds more than max_sign_ups (a millisecond's slack for rounding), with
+-- about how many it holds and the seconds until one more fits. A pure function of the stored
+-- state and the instant.
 create function private.limits_passed(address_arrivals jsonb, network_arrivals jsonb, at float8)
-returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer) language sql stable set search_path = '' as $$
-  select l.kind, l.name, l.max_sign_ups,
-         round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
+returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer)
+language sql stable set search_path = '' as $$
+  select l.kind, l.name, l.max_sign_ups, round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
          greatest(1, ceil(b.arrival - at - b.seconds))::integer
     from private.sign_up_limits l
-   cross join lateral (
-     select extract(epoch from l.window_length)::float8 as seconds,
-            (case l.per when 'address' then address_arrivals else network_arrivals end
-               ->> (l.kind || ' ' || l.name))::float8 as arrival
-   ) b
+   cross join lateral (select extract(epoch from l.window_length)::float8 as seconds,
+                              (case l.per when 'address' then address_arrivals else network_arrivals end
+                                 ->> (l.kind || ' ' || l.name))::float8 as arrival) b
    where b.arrival - at > b.seconds + 0.001
    order by l.kind, l.per, l.window_length
 $$;
@@ -111,7 +108,7 @@ end;
 $$;
 
 -- Forgets the sources that follow `after` in key order, at most 32, whose buckets are all empty
--- at `at`: such a state says no more than no state. Keys are hashes, so these are rows picked at
+-- at `at`: such a state says no more than none. Keys are hashes, so these are rows picked at
 -- random; only they are locked, and none another request holds (two sign-ups never wait for each
 -- other here). One plan for all, made without statistics: none can turn it into a scan.
 create function private.forget_empty_sources(after bytea, at float8)
@@ -122,30 +119,25 @@ begin
      select source.source_key from private.sign_up_sources source
       where source.source_key = any (array(
               select following.source_key from private.sign_up_sources following
-               where following.source_key > after
-               order by following.source_key
-               limit 32))
+               where following.source_key > after order by following.source_key limit 32))
         and coalesce((select max(a.value::float8) from pg_catalog.jsonb_each_text(source.arrivals) a), 0) < at
-        for update of source skip locked
-   );
+        for update of source skip locked);
 end;
 $$;
 
--- Admits a visitor's sign-up, refuses it past a ceiling, marks it past a pace. Fires after
--- early_access_1_check: a sign-up the rules refuse is never counted. A refusal is decided on a
--- plain read of the two sources, before any write or lock; an admitted sign-up then adds itself
--- to both under their rows' locks (address first, then network), so concurrent requests of one
--- source take turns and none slips past a ceiling. A failed sign-up rolls its count back: only
--- stored sign-ups count. Planned once for all (force_generic_plan): a plan made for one client's
--- values would be made again for every sign-up.
+-- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
+-- after early_access_1_check, so a sign-up the checks refuse is never counted. A refusal is
+-- decided on a plain read of its two sources, before any write or lock; an admitted sign-up then
+-- adds itself to both under their rows' locks (address, then network), so concurrent requests of
+-- one source take turns and none slips past a ceiling; if it fails later, its count rolls back.
+-- One plan for all (force_generic_plan), not one per client.
 create function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   at float8 := extract(epoch from pg_catalog.now());
   -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
-  -- right-most x-forwarded-for entry, the one the last proxy added (the left-most is whatever
-  -- the client wrote).
+  -- right-most x-forwarded-for entry, which the last proxy added (the client wrote the rest).
   headers json := nullif(current_setting('request.headers', true), '')::json;
   address text := coalesce(nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
                            nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), ''));
@@ -153,19 +145,16 @@ declare
   source record;
   both_new boolean;
   any_new boolean;
-  reasons text;
 begin
-  -- The role the request runs as; inside this function current_user is its owner. A missing
-  -- email counts for nothing: the NOT NULL constraint refuses it next.
+  -- The role the request runs as (current_user is this function's owner). A missing email
+  -- counts for nothing: the NOT NULL constraint refuses it next.
   if current_setting('role') not in ('anon', 'authenticated') or new.email is null then
     perform set_config('early_access.admitted_sign_up', new.id::text, true);
     return new;
   end if;
-
   if current_setting('early_access.admitted_sign_up', true) <> '' then
     raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
   end if;
-
   if address is null then
     raise sqlstate 'PGRST' using
       message = json_build_object('code', 'PT400', 'message', 'The client''s address is unknown', 'hint', null,
@@ -173,8 +162,8 @@ begin
       detail = json_build_object('status', 400, 'headers', json_build_object())::text;
   end if;
 
-  -- Something that is no address (`cafe`, `1.2.3`: a proxy's mistake) counts as itself. An
-  -- IPv4 client seen through an IPv6 socket is that IPv4 client.
+  -- What is no address (`cafe`, `1.2.3`) counts as itself; an IPv4 client seen through an IPv6
+  -- socket is that IPv4 client.
   if pg_catalog.pg_input_is_valid(address, 'inet') then
     ip := address::inet;
     if ip << inet '::ffff:0.0.0.0/96' then
@@ -183,8 +172,7 @@ begin
   end if;
 
   -- Each source is a keyed hash of the scope's name and the client in it (`network:192.0.2.0`),
-  -- so that no two scopes share one; with the state each holds (a plain read), and each scope's
-  -- state after one sign-up on an empty one.
+  -- so no two scopes share one; with what each holds (a plain read), and each scope's fresh state.
   select k.address_key, k.network_key,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.address_key) as address_arrivals,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.network_key) as network_arrivals,
@@ -212,33 +200,23 @@ begin
     insert into private.sign_up_sources as s (source_key, arrivals)
     values (source.address_key, source.address_fresh), (source.network_key, source.network_fresh)
     on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
-    returning s.source_key, s.arrivals, s.xmax = 0 as added
-  )
+    returning s.source_key, s.arrivals, s.xmax = 0 as added)
   select bool_and(c.added), bool_or(c.added),
          (array_agg(c.arrivals) filter (where c.source_key = source.address_key))[1],
          (array_agg(c.arrivals) filter (where c.source_key = source.network_key))[1]
     into both_new, any_new, source.address_arrivals, source.network_arrivals
     from counted c;
 
-  -- A sign-up that added a source and is one in eight (picked by its address's hash, so at
-  -- random) forgets up to 32 empty ones: sign-ups add at most two rows each and look at four on
-  -- average, so a backlog drains, and none pays for more than 32.
-  if any_new and get_byte(source.address_key, 0) < 32 then
-    perform private.forget_empty_sources(source.address_key, at);
-  end if;
-
   if not both_new then
     -- Requests that passed the plain read together: the one past the ceiling is refused here.
     perform private.refuse_past_ceiling(source.address_arrivals, source.network_arrivals, at);
-    select string_agg(format('about %s sign-ups %s (pace: %s)', p.sign_ups, p.name, p.max_sign_ups), '; ')
-      into reasons
-      from private.limits_passed(source.address_arrivals, source.network_arrivals, at) p
-     where p.kind = 'pace';
-    if reasons is not null then
-      -- The source's short keyed id: the first bytes of the address's keyed hash.
-      insert into public.early_access_marks (sign_up_id, source, reason)
-      values (new.id, encode(substring(source.address_key from 1 for 6), 'hex'), reasons);
-    end if;
+    -- 30_marks.sql
+    perform private.mark_past_pace(new.id, source.address_key, source.address_arrivals, source.network_arrivals, at);
+  end if;
+  -- One sign-up in eight that adds a source (by its address's hash, so at random) forgets up to
+  -- 32: sign-ups add at most two rows each and look at four on average, so a backlog drains.
+  if any_new and get_byte(source.address_key, 0) < 32 then
+    perform private.forget_empty_sources(source.address_key, at);
   end if;
 
   perform set_config('early_access.admitted_sign_up', new.id::text, true);
