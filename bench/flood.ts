@@ -93,12 +93,18 @@ async function paced(
   return answers;
 }
 
-/** The bytes of every relation in `private`, indexes and TOAST included. */
+/**
+ * The bytes of data in `private`: every table's, TOAST's and index's main fork (not the free
+ * space and visibility maps, which the server adds on its own as a table ages).
+ */
 async function privateBytes(owner: Database): Promise<number> {
   const { rows } = await owner.query<{ bytes: string }>(
-    `select coalesce(sum(pg_catalog.pg_total_relation_size(c.oid)), 0)::bigint as bytes
+    `select coalesce(sum(pg_catalog.pg_relation_size(c.oid, 'main')), 0)::bigint as bytes
        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = 'private' and c.relkind = 'r'`,
+      where n.nspname in ('private', 'pg_toast') and c.relkind in ('r', 'i', 't')
+        and (n.nspname = 'private' or c.oid in (
+              select t.reltoastrelid from pg_catalog.pg_class t join pg_catalog.pg_namespace tn on tn.oid = t.relnamespace
+               where tn.nspname = 'private'))`,
   );
   return Number(rows[0]!.bytes);
 }
