@@ -12,70 +12,70 @@ create table public.early_access (
   -- Free text, no format check (the form has none); an empty phone is stored as null.
   phone text,
   created_at timestamptz not null default now(),
-  -- Checked when the request's transaction commits. Checked at once, a request of several rows
-  -- would learn whether its first address is on the list before being refused for its second,
-  -- and so probe the list for free.
-  constraint early_access_email_key unique (email) deferrable initially deferred
+  -- Checked at once, and never deferred: PostgREST's `on_conflict=email` with `Prefer:
+  -- resolution=ignore-duplicates` needs a constraint it may use as an arbiter. A request of
+  -- several rows learns no more than one of one row: the sign-up rules refuse its second row.
+  constraint early_access_email_key unique (email)
 );
 comment on table public.early_access is 'People who asked for early access, one row per email address.';
 
 -- What is stored ------------------------------------------------------------------------------
 
--- Normalises what visitors type before the checks below run, instead of refusing it: what
--- JavaScript's trim() takes off, as the form does before sending (every Unicode space); then only
--- ASCII letters lowered: lower() would turn some other letters into ASCII ones (the Kelvin sign
--- into k), and store an address the browser refuses as one it accepts.
-create function private.normalize_early_access()
+-- Normalises what visitors type, then refuses what the form would not send, before the sign-up
+-- rules count anything (BEFORE triggers fire in name order: this one first). Lengths come
+-- first, so that no trim or regex ever reads more than a real field holds:
+--   - the email: what JavaScript's trim() takes off (every Unicode space), as the form does
+--     before sending; then only A to Z lowered: lower() would turn some other letters into ASCII
+--     ones (the Kelvin sign into k), and store an address the browser refuses as one it accepts.
+--     Then exactly what the form's email field accepts: the browser's type=email grammar (WHATWG
+--     "valid e-mail address"), at most 254 characters: no second '@', spaces, control or format
+--     characters, or letters beyond ASCII;
+--   - the phone: free text, trimmed, empty stored as null, at most 32 characters, with nothing
+--     invisible in it: no control (Cc) or format (Cf) characters, line or paragraph separators,
+--     blank fillers (Braille, Hangul), private-use characters, noncharacters, and no
+--     Default_Ignorable_Code_Point at all (Unicode's DerivedCoreProperties.txt), assigned or not:
+--     combining grapheme joiner, variation selectors, Mongolian and Khmer invisibles, tag
+--     characters, and the ranges kept for future ones.
+-- A refusal is SQLSTATE 23514 (HTTP 400) naming the rule, as a check constraint would.
+create function private.check_sign_up()
 returns trigger
 language plpgsql
 security invoker
 set search_path = ''
 as $$
+declare
+  -- What JavaScript's trim() takes off.
+  spaces constant text := E'\t\n\u000b\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+  broken text;
 begin
-  -- What JavaScript's trim() takes off, as the form does before sending: every Unicode space.
-  -- Then only ASCII letters are lowered: lower() would turn some other letters into ASCII ones
-  -- (the Kelvin sign into k), and store an address the browser refuses as one it accepts.
-  new.email := translate(regexp_replace(new.email,
-    '^[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g'),
-    'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
-  -- Visitors' requests adding one address take turns. Its uniqueness is checked at commit, where
-  -- two of them would each wait for the other's row (a deadlock, answered 500); in turn, the
-  -- later one finds the earlier's row committed and fails as a duplicate (23505). Only the API's
-  -- public roles, which add one row per request: an owner's import of many rows at once would
-  -- hold a lock per row.
-  if current_setting('role') in ('anon', 'authenticated') then
-    perform pg_advisory_xact_lock(hashtextextended(new.email, 0));
+  if char_length(new.email) > 1000 then
+    broken := 'early_access_email_check';
+  elsif char_length(new.phone) > 1000 then
+    broken := 'early_access_phone_check';
+  else
+    new.email := translate(btrim(new.email, spaces), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+    new.phone := nullif(btrim(new.phone, spaces), '');
+    if char_length(new.email) > 254
+       or new.email !~ '^[a-z0-9.!#$%&''*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$' then
+      broken := 'early_access_email_check';
+    elsif char_length(new.phone) > 32
+       or new.phone ~ '[\u0001-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff\U0001fffe-\U0001ffff\U0002fffe-\U0002ffff\U0003fffe-\U0003ffff\U0004fffe-\U0004ffff\U0005fffe-\U0005ffff\U0006fffe-\U0006ffff\U0007fffe-\U0007ffff\U0008fffe-\U0008ffff\U0009fffe-\U0009ffff\U000afffe-\U000affff\U000bfffe-\U000bffff\U000cfffe-\U000cffff\U000dfffe-\U000dffff\U000efffe-\U000effff]' then
+      broken := 'early_access_phone_check';
+    end if;
   end if;
-  new.phone := nullif(regexp_replace(new.phone,
-    '^[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\u0009-\u000d\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g'), '');
+  if broken is not null then
+    raise exception using
+      errcode = 'check_violation',
+      message = format('new row for relation "early_access" violates check constraint "%s"', broken),
+      schema = 'public', table = 'early_access', constraint = broken;
+  end if;
   return new;
 end;
 $$;
 
-create trigger normalize_early_access
+create trigger early_access_1_check
   before insert or update on public.early_access
-  for each row execute function private.normalize_early_access();
-
--- Exactly what the form's email field accepts: the browser's type=email grammar (WHATWG "valid
--- e-mail address"), lowercased, at most 254 characters. No JSON text, second '@', spaces,
--- control or format characters. NOT VALID: rows stored before the rule are left as they were
--- (supabase/README.md says how to check and validate them); every new row must pass.
-alter table public.early_access add constraint early_access_email_check check (
-  char_length(email) <= 254
-  and email ~ '^[a-z0-9.!#$%&''*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$'
-) not valid;
-
--- Free text of at most 32 characters, with nothing invisible in it: no control (Cc) or format
--- (Cf) characters, line or paragraph separators, blank fillers (Braille, Hangul), private-use
--- characters, noncharacters, and no Default_Ignorable_Code_Point at all (Unicode's
--- DerivedCoreProperties.txt), assigned or not: combining grapheme joiner, variation selectors,
--- Mongolian and Khmer invisibles, tag characters, and the ranges kept for future ones.
--- NOT VALID, as the email's check.
-alter table public.early_access add constraint early_access_phone_check check (
-  char_length(phone) between 1 and 32
-  and phone !~ '^\s|\s$'
-  and phone !~ '[\u0001-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff\U0001fffe-\U0001ffff\U0002fffe-\U0002ffff\U0003fffe-\U0003ffff\U0004fffe-\U0004ffff\U0005fffe-\U0005ffff\U0006fffe-\U0006ffff\U0007fffe-\U0007ffff\U0008fffe-\U0008ffff\U0009fffe-\U0009ffff\U000afffe-\U000affff\U000bfffe-\U000bffff\U000cfffe-\U000cffff\U000dfffe-\U000dffff\U000efffe-\U000effff]'
-) not valid;
+  for each row execute function private.check_sign_up();
 
 -- Who may do what -----------------------------------------------------------------------------
 
@@ -85,16 +85,17 @@ alter table public.early_access enable row level security;
 -- that row, never anyone else's: the trigger that admits a sign-up
 -- (private.admit_sign_up, in 20_sign_up_limits.sql) marks its transaction with the row's id, in a
 -- transaction-local setting that nothing a client sends can set, gone when the request ends.
--- (Compared as a uuid, so that a read-back finds the row by its primary key.)
+-- (Compared as a uuid, so that a read-back finds the row by its primary key; read once per
+-- statement, `(select …)`, not once per row.)
 create policy "Visitors add only the sign-up their request was admitted for"
   on public.early_access for insert
   to anon, authenticated
-  with check (id = nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid);
+  with check (id = nullif((select current_setting('early_access.admitted_sign_up', true)), '')::uuid);
 
 create policy "Visitors can read back only the sign-up their own request added"
   on public.early_access for select
   to anon, authenticated
-  using (id = nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid);
+  using (id = nullif((select current_setting('early_access.admitted_sign_up', true)), '')::uuid);
 
 -- Every privilege explicitly: older projects grant everything on new tables to the API roles,
 -- newer ones nothing. Visitors insert an email and a phone (the read-back needs SELECT); never

@@ -23,8 +23,10 @@ insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix) values
   ('address', 32, 56),
   ('network', 24, 48);
 
--- Each limit holds over ANY window of its length, not calendar windows: never more than N
--- sign-ups in any W, whenever they start.
+-- Each limit is a leaky bucket (GCRA) that holds max_sign_ups and drains that many every
+-- window_length: one comes free every window_length / max_sign_ups. A sign-up passes a limit when
+-- its bucket, with it, holds more than max_sign_ups. So a limit of N per W admits N at once and N
+-- more every W after: at most N + N·t/W in any span t (2N in one W), never N + 1 in one burst.
 create table private.sign_up_limits (
   name text not null,
   window_length interval not null check (window_length > interval '0'),
@@ -34,7 +36,7 @@ create table private.sign_up_limits (
   primary key (kind, name)
 );
 comment on table private.sign_up_limits is
-  'Sign-ups per client and window. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
+  'Leaky buckets per client: max_sign_ups, draining that many each window_length. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
 
 -- Paces, as a crowd of people rarely passes them and a script does at once.
 insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
@@ -42,190 +44,179 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('pace', 'per address per day', 'address', interval '1 day', 100),
   ('pace', 'per network per hour', 'network', interval '1 hour', 200);
 
--- Ceilings, far above any crowd:
---   - per address per hour, 1,000: a keynote's whole audience scanning the same QR code behind
---     one address; a script from one address stores at most this, and all past the pace marked;
---   - per address per day, 3,000: three such crowds at one venue in a day;
---   - per network per hour, 2,000, and per day, 10,000: a campus or a carrier's NAT pool is
---     many addresses of one network; 250 people from 250 addresses of one /24 within an hour
---     are all stored, while a script rotating through a /24's 256 addresses (each under its own
---     ceiling) still stops at these.
+-- Ceilings, far above any crowd: per address, 1,000 an hour (a keynote's whole audience behind
+-- one address; a flood from one address stores about this many, all past the pace marked) and
+-- 3,000 a day (three such crowds); per network (a campus, a carrier's NAT pool: 250 people from
+-- 250 addresses of one /24 are all stored), 2,000 an hour and 10,000 a day, where a script
+-- rotating through a /24's 256 addresses, each under its own ceiling, still stops.
 insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
   ('ceiling', 'per address per hour', 'address', interval '1 hour', 1000),
   ('ceiling', 'per address per day', 'address', interval '1 day', 3000),
   ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
   ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
 
--- One log per source (a client in one scope, as a keyed hash, never its address): the instants
--- of its latest sign-ups, newest first, as many as the largest limit needs and none older than
--- the longest window. Every pace and ceiling is read off the same log: of any window's sign-ups,
--- exactly the first N are within a limit of N. A source can go once its newest sign-up has left
--- the longest window.
--- Unlogged: the log is no record, only a pace; a crash empties it (forgetting at most a day of
--- pace), and sign-ups write no WAL for it. No index but its key: every index is written on
--- every sign-up.
-create unlogged table private.sign_up_sources (
-  source_key bytea primary key,
-  recent timestamptz[] not null
-);
+-- Each source's state (a client in one scope, as a keyed hash, never its address): per limit of
+-- its scope, named `kind name`, the instant its bucket is empty again ("theoretical arrival
+-- time"), in seconds since 1970: a few values, whatever the limits' sizes. Seconds, not
+-- timestamps and intervals, whose sums follow the request's time zone (`Prefer: timezone`).
+-- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
+create unlogged table private.sign_up_sources (source_key bytea primary key, arrivals jsonb not null);
 comment on table private.sign_up_sources is
-  'The latest sign-ups per source, keyed by a keyed hash of the client: never its address.';
+  'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
--- A source's log with one more sign-up (now), newest first, keeping what the limits need: the
--- largest limit's count plus one, within the longest window. Sorted, not just prepended: a
--- transaction that started earlier (an earlier now()) may commit later. Only a source seen before
--- pays for it, and for reading the limits.
-create function private.latest_sign_ups(log timestamptz[])
-returns timestamptz[]
-language sql
-stable
-set search_path = ''
-as $$
-  select array(
-    select instant from pg_catalog.unnest(log || now()) as instant
-     where instant >= now() - (select coalesce(max(l.window_length), interval '0') from private.sign_up_limits l)
-     order by instant desc
-     limit (select max(l.max_sign_ups) + 1 from private.sign_up_limits l))
+-- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
+-- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval).
+create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
+returns jsonb language sql immutable set search_path = '' as $$
+  select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
+    from pg_catalog.jsonb_each_text(fresh) as f
 $$;
 
--- Admits a visitor's sign-up, or refuses it past a ceiling, and marks it past a pace. It runs
--- on every sign-up, so a new source (most visitors on launch day) costs two keyed hashes and two
--- log rows, and nothing more: no limit is read for a log of one sign-up, which passes none.
--- Planned once for all (force_generic_plan): a plan made for one client's values would be made
--- again for every sign-up.
-create function private.admit_sign_up()
-returns trigger
-language plpgsql
-security definer
-set search_path = ''
-set plan_cache_mode = force_generic_plan
-as $$
+-- The limits a sign-up passes, given its sources' states with it counted, at the instant `at`:
+-- those whose bucket holds more than max_sign_ups (a millisecond's slack for rounding), with
+-- about how many it holds and the seconds until one more fits. A pure function of the stored
+-- state and the instant.
+create function private.limits_passed(address_arrivals jsonb, network_arrivals jsonb, at float8)
+returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer)
+language sql stable set search_path = '' as $$
+  select l.kind, l.name, l.max_sign_ups, round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
+         greatest(1, ceil(b.arrival - at - b.seconds))::integer
+    from private.sign_up_limits l
+   cross join lateral (select extract(epoch from l.window_length)::float8 as seconds,
+                              (case l.per when 'address' then address_arrivals else network_arrivals end
+                                 ->> (l.kind || ' ' || l.name))::float8 as arrival) b
+   where b.arrival - at > b.seconds + 0.001
+   order by l.kind, l.per, l.window_length
+$$;
+
+-- Refuses a sign-up past a ceiling with 429 (PostgREST's convention for choosing the HTTP
+-- answer), with Retry-After the seconds until one more would fit.
+create function private.refuse_past_ceiling(address_arrivals jsonb, network_arrivals jsonb, at float8)
+returns void language plpgsql stable set search_path = '' as $$
 declare
-  -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
-  -- right-most x-forwarded-for entry, the one the last proxy added (the left-most is whatever
-  -- the client wrote).
-  headers json := nullif(current_setting('request.headers', true), '')::json;
-  address text := coalesce(
-    nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
-    nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), '')
-  );
-  ip inet;
-  address_key bytea;
-  network_key bytea;
-  address_log timestamptz[];
-  network_log timestamptz[];
-  added_a_source boolean;
   passed record;
-  reasons text[];
 begin
-  -- The role the request runs as; inside this function current_user is its owner.
-  if current_setting('role') not in ('anon', 'authenticated') then
+  select * into passed from private.limits_passed(address_arrivals, network_arrivals, at) p
+   where p.kind = 'ceiling' order by p.retry_after desc limit 1;
+  if found then
+    raise sqlstate 'PGRST' using
+      message = json_build_object('code', 'PT429', 'message', 'Too many sign-ups from this address',
+        'details', format('At most %s sign-ups %s.', passed.max_sign_ups, passed.name), 'hint', 'Try again later.')::text,
+      detail = json_build_object('status', 429, 'headers', json_build_object('Retry-After', passed.retry_after::text))::text;
+  end if;
+end;
+$$;
+
+-- Forgets the sources that follow `after` in key order, at most 32, whose buckets are all empty
+-- at `at`: such a state says no more than none. Keys are hashes, so these are rows picked at
+-- random; only they are locked, and none another request holds (two sign-ups never wait for each
+-- other here). One plan for all, made without statistics: none can turn it into a scan.
+create function private.forget_empty_sources(after bytea, at float8)
+returns void language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
+begin
+  delete from private.sign_up_sources
+   where source_key in (
+     select source.source_key from private.sign_up_sources source
+      where source.source_key = any (array(
+              select following.source_key from private.sign_up_sources following
+               where following.source_key > after order by following.source_key limit 32))
+        and coalesce((select max(a.value::float8) from pg_catalog.jsonb_each_text(source.arrivals) a), 0) < at
+        for update of source skip locked);
+end;
+$$;
+
+-- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
+-- after early_access_1_check, so a sign-up the checks refuse is never counted. A refusal is
+-- decided on a plain read of its two sources, before any write or lock; an admitted sign-up then
+-- adds itself to both under their rows' locks (address, then network), so concurrent requests of
+-- one source take turns and none slips past a ceiling; if it fails later, its count rolls back.
+-- One plan for all (force_generic_plan), not one per client.
+create function private.admit_sign_up()
+returns trigger language plpgsql security definer
+set search_path = '' set plan_cache_mode = force_generic_plan as $$
+declare
+  at float8 := extract(epoch from pg_catalog.now());
+  -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
+  -- right-most x-forwarded-for entry, which the last proxy added (the client wrote the rest).
+  headers json := nullif(current_setting('request.headers', true), '')::json;
+  address text := coalesce(nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
+                           nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), ''));
+  ip inet;
+  source record;
+  both_new boolean;
+  any_new boolean;
+begin
+  -- The role the request runs as (current_user is this function's owner). A missing email
+  -- counts for nothing: the NOT NULL constraint refuses it next.
+  if current_setting('role') not in ('anon', 'authenticated') or new.email is null then
+    perform set_config('early_access.admitted_sign_up', new.id::text, true);
     return new;
   end if;
-
   if current_setting('early_access.admitted_sign_up', true) <> '' then
-    raise exception 'Only one sign-up per request'
-      using hint = 'Send one row at a time.';
+    raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
   end if;
-
   if address is null then
     raise sqlstate 'PGRST' using
-      message = json_build_object(
-        'code', 'PT400',
-        'message', 'The client''s address is unknown',
-        'details', 'Sign-ups are counted per address; a request must come through the API gateway.',
-        'hint', null
-      )::text,
+      message = json_build_object('code', 'PT400', 'message', 'The client''s address is unknown', 'hint', null,
+        'details', 'Sign-ups are counted per address; a request must come through the API gateway.')::text,
       detail = json_build_object('status', 400, 'headers', json_build_object())::text;
   end if;
 
-  -- Something that is no address (a proxy's mistake; an edge always sends one) counts as itself.
-  -- An IPv4 client seen through an IPv6 socket is that IPv4 client.
-  ip := case
-    when address !~ '^[0-9a-fA-F:.]+$' then null
-    when address::inet << inet '::ffff:0.0.0.0/96' then inet '0.0.0.0' + (address::inet - inet '::ffff:0.0.0.0')
-    else address::inet
-  end;
-
-  -- Each source is a keyed hash of the scope's name and the client in it (`network:192.0.2.0`),
-  -- so that no two scopes share one.
-  select pg_catalog.sha256(k.secret || convert_to('address:' || coalesce(
-           host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address), 'UTF8')),
-         pg_catalog.sha256(k.secret || convert_to('network:' || coalesce(
-           host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address), 'UTF8'))
-    into address_key, network_key
-    from private.client_key_secret k, private.sign_up_scopes a, private.sign_up_scopes n
-   where a.name = 'address' and n.name = 'network';
-
-  -- Atomic: concurrent requests of one source queue on its row, each seeing the log the previous
-  -- one committed; a request that fails later rolls its entry back, so only stored sign-ups
-  -- count. Every request locks its address before its network.
-  insert into private.sign_up_sources as source (source_key, recent)
-  values (address_key, array[now()])
-  on conflict (source_key) do update set recent = private.latest_sign_ups(source.recent)
-  returning source.recent, source.xmax = 0 into address_log, added_a_source;
-  insert into private.sign_up_sources as source (source_key, recent)
-  values (network_key, array[now()])
-  on conflict (source_key) do update set recent = private.latest_sign_ups(source.recent)
-  returning source.recent, added_a_source or source.xmax = 0 into network_log, added_a_source;
-
-  -- A limit of N is passed when the log's (N + 1)th newest sign-up, this one counted, is still
-  -- within the window: of any window's sign-ups, exactly the first N are within it. Every limit
-  -- allows at least one sign-up, so a log of one passes none. Ceilings come first, and refuse.
-  if cardinality(address_log) > 1 or cardinality(network_log) > 1 then
-    for passed in
-      select l.kind, l.name, l.max_sign_ups, l.window_length, log[l.max_sign_ups + 1] as oldest_in_the_way,
-             (select count(*) from pg_catalog.unnest(log) as instant
-               where instant > now() - l.window_length) as sign_ups
-        from private.sign_up_limits l,
-             lateral (select case l.per when 'address' then address_log else network_log end) as source (log)
-       where log[l.max_sign_ups + 1] > now() - l.window_length
-       order by l.kind, l.per, l.window_length
-    loop
-      if passed.kind = 'ceiling' then
-        -- PostgREST's convention for choosing the HTTP answer: 429, with Retry-After the wait
-        -- until the oldest sign-up that keeps this one out has left the window.
-        raise sqlstate 'PGRST' using
-          message = json_build_object(
-            'code', 'PT429',
-            'message', 'Too many sign-ups from this address',
-            'details', format('At most %s sign-ups %s.', passed.max_sign_ups, passed.name),
-            'hint', 'Try again later.'
-          )::text,
-          detail = json_build_object(
-            'status', 429,
-            'headers', json_build_object('Retry-After', greatest(1, ceil(extract(epoch from
-              passed.oldest_in_the_way + passed.window_length - now())))::integer::text)
-          )::text;
-      end if;
-      reasons := reasons || format('%s sign-ups %s (pace: %s)', passed.sign_ups, passed.name, passed.max_sign_ups);
-    end loop;
-
-    if reasons is not null then
-      -- The source's short keyed id: the first bytes of the address's keyed hash.
-      insert into public.early_access_marks (sign_up_id, source, reason)
-      values (new.id, encode(substring(address_key from 1 for 6), 'hex'), array_to_string(reasons, '; '));
+  -- What is no address (`cafe`, `1.2.3`) counts as itself; an IPv4 client seen through an IPv6
+  -- socket is that IPv4 client.
+  if pg_catalog.pg_input_is_valid(address, 'inet') then
+    ip := address::inet;
+    if ip << inet '::ffff:0.0.0.0/96' then
+      ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0');
     end if;
   end if;
 
-  -- One sign-up in eight that added a source (picked by its address's hash, so at random)
-  -- prunes the 32 rows that follow its address in key order, if their newest sign-up has left
-  -- the longest window. Keys are hashes, so these too are rows picked at random: sign-ups add at
-  -- most two rows each and look at four on average, so a backlog drains; none pays for more
-  -- than 32, and no statistics can turn it into a scan of the table. Only expired rows are
-  -- locked, and none another request holds: two sign-ups never wait for each other here.
-  if added_a_source and get_byte(address_key, 0) < 32 then
-    delete from private.sign_up_sources
-     where source_key in (
-       select source.source_key from private.sign_up_sources source
-        where source.source_key = any (array(
-                select following.source_key from private.sign_up_sources following
-                 where following.source_key > address_key
-                 order by following.source_key
-                 limit 32))
-          and source.recent[1] < now() - (select coalesce(max(l.window_length), interval '0') from private.sign_up_limits l)
-          for update of source skip locked
-     );
+  -- Each source is a keyed hash of the scope's name and the client in it (`network:192.0.2.0`),
+  -- so no two scopes share one; with what each holds (a plain read), and each scope's fresh state.
+  select k.address_key, k.network_key,
+         (select s.arrivals from private.sign_up_sources s where s.source_key = k.address_key) as address_arrivals,
+         (select s.arrivals from private.sign_up_sources s where s.source_key = k.network_key) as network_arrivals,
+         coalesce(f.address_fresh, '{}') as address_fresh, coalesce(f.network_fresh, '{}') as network_fresh
+    into source
+    from (select pg_catalog.sha256(c.secret || convert_to('address:' || coalesce(
+                   host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address), 'UTF8')) as address_key,
+                 pg_catalog.sha256(c.secret || convert_to('network:' || coalesce(
+                   host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address), 'UTF8')) as network_key
+            from private.client_key_secret c, private.sign_up_scopes a, private.sign_up_scopes n
+           where a.name = 'address' and n.name = 'network') k,
+         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 / l.max_sign_ups)
+                   filter (where l.per = 'address') as address_fresh,
+                 pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 / l.max_sign_ups)
+                   filter (where l.per = 'network') as network_fresh
+            from private.sign_up_limits l) f;
+
+  -- A source never seen passes no limit: each allows at least one.
+  if source.address_arrivals is not null or source.network_arrivals is not null then
+    perform private.refuse_past_ceiling(private.arrivals_after(source.address_arrivals, source.address_fresh, at),
+                                        private.arrivals_after(source.network_arrivals, source.network_fresh, at), at);
+  end if;
+
+  with counted as (
+    insert into private.sign_up_sources as s (source_key, arrivals)
+    values (source.address_key, source.address_fresh), (source.network_key, source.network_fresh)
+    on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
+    returning s.source_key, s.arrivals, s.xmax = 0 as added)
+  select bool_and(c.added), bool_or(c.added),
+         (array_agg(c.arrivals) filter (where c.source_key = source.address_key))[1],
+         (array_agg(c.arrivals) filter (where c.source_key = source.network_key))[1]
+    into both_new, any_new, source.address_arrivals, source.network_arrivals
+    from counted c;
+
+  if not both_new then
+    -- Requests that passed the plain read together: the one past the ceiling is refused here.
+    perform private.refuse_past_ceiling(source.address_arrivals, source.network_arrivals, at);
+    -- 30_marks.sql
+    perform private.mark_past_pace(new.id, source.address_key, source.address_arrivals, source.network_arrivals, at);
+  end if;
+  -- One sign-up in eight that adds a source (by its address's hash, so at random) forgets up to
+  -- 32: sign-ups add at most two rows each and look at four on average, so a backlog drains.
+  if any_new and get_byte(source.address_key, 0) < 32 then
+    perform private.forget_empty_sources(source.address_key, at);
   end if;
 
   perform set_config('early_access.admitted_sign_up', new.id::text, true);
@@ -233,7 +224,7 @@ begin
 end;
 $$;
 
-create trigger admit_sign_up
+create trigger early_access_2_admit
   before insert on public.early_access
   for each row execute function private.admit_sign_up();
 
@@ -241,5 +232,7 @@ create trigger admit_sign_up
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
-revoke all on function private.normalize_early_access(), private.admit_sign_up(), private.latest_sign_ups(timestamptz[])
+revoke all on function private.check_sign_up(), private.admit_sign_up(), private.arrivals_after(jsonb, jsonb, float8),
+  private.limits_passed(jsonb, jsonb, float8), private.refuse_past_ceiling(jsonb, jsonb, float8),
+  private.forget_empty_sources(bytea, float8)
   from public, anon, authenticated, service_role;

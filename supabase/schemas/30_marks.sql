@@ -23,6 +23,19 @@ create policy "Visitors never see marks"
   to anon, authenticated
   using (false) with check (false);
 
+-- Marks a sign-up past a pace (private.admit_sign_up calls it), with the reasons in words and its source's short keyed id (the
+-- first bytes of its address's keyed hash).
+create function private.mark_past_pace(sign_up_id uuid, address_key bytea, address_arrivals jsonb,
+                                       network_arrivals jsonb, at float8)
+returns void language sql set search_path = '' as $$
+  insert into public.early_access_marks (sign_up_id, source, reason)
+  select sign_up_id, encode(substring(address_key from 1 for 6), 'hex'),
+         string_agg(format('about %s sign-ups %s (pace: %s)', p.sign_ups, p.name, p.max_sign_ups), '; ')
+    from private.limits_passed(address_arrivals, network_arrivals, at) p
+   where p.kind = 'pace'
+  having count(*) > 0
+$$;
+
 -- Every sign-up with its mark, if any. Security invoker: read with the reader's own rights. Its
 -- mark columns are subqueries, so the view stays updatable: the owner removes a source's marked
 -- sign-ups through it (`delete … where source = …`).
@@ -50,3 +63,5 @@ revoke all on table public.early_access_marks, public.early_access_with_marks, p
 grant select, delete on table public.early_access_marks to service_role;
 grant select, delete on table public.early_access_with_marks to service_role;
 grant select on table public.early_access_sources to service_role;
+revoke all on function private.mark_past_pace(uuid, bytea, jsonb, jsonb, float8)
+  from public, anon, authenticated, service_role;

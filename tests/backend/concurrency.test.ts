@@ -1,10 +1,20 @@
 // Many sign-ups at once, as Supabase serves them: requests run concurrently over a pool of
-// connections. No write is lost, and one address wins exactly once.
+// connections. No write is lost, one address wins exactly once, and no race ends in a server
+// error: the address's uniqueness is checked at once, not deferred, so the later of two
+// requests waits for the earlier and fails as a duplicate (23505), never a deadlock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "../../server/local-supabase/index.ts";
-import { clientFor, DUPLICATE_MESSAGE, startTestBackend, uniqueEmail } from "./helpers.ts";
+import type { Queryable } from "../../server/local-supabase/database/database.ts";
+import { connectPool } from "../../server/local-supabase/database/pool.ts";
+import {
+  clientFor,
+  DUPLICATE_MESSAGE,
+  startTestBackend,
+  testServerUrl,
+  uniqueEmail,
+  type TestBackend,
+} from "./helpers.ts";
 
-let backend: Backend;
+let backend: TestBackend;
 beforeAll(async () => {
   // PostgREST's pool is 10 by default; a larger one lets more transactions overlap.
   backend = await startTestBackend({ poolSize: 50 });
@@ -49,5 +59,35 @@ describe("concurrent sign-ups", () => {
       .select("email")
       .eq("email", email);
     expect(stored).toHaveLength(1);
+  });
+
+  it("answers ?on_conflict=email with Prefer: resolution=ignore-duplicates, also for 20 racing requests", async () => {
+    // The statement PostgREST runs for it (the local endpoint does not implement upserts): the
+    // unique constraint must be usable as an arbiter, which a deferrable one is not (55000).
+    const ignoreDuplicate = (tx: Queryable, email: string) =>
+      tx.query<{ email: string }>(
+        `insert into public.early_access (email)
+         select body.email from json_to_record($1::json) as body (email text)
+         on conflict (email) do nothing returning email`,
+        [JSON.stringify({ email })],
+      );
+    const { rows } = await backend.owner.query<{ name: string }>("select current_database() as name");
+    const visitors = connectPool({ url: testServerUrl("postgres", rows[0]!.name), poolSize: 20 });
+    const asVisitor = (email: string) =>
+      visitors.transaction(async (tx) => {
+        await tx.query("select set_config('role', 'anon', true), set_config('request.headers', $1, true)", [
+          JSON.stringify({ "cf-connecting-ip": "192.0.2.80" }),
+        ]);
+        return (await ignoreDuplicate(tx, email)).rows;
+      });
+    const email = uniqueEmail("upsert");
+
+    expect(await asVisitor(email)).toEqual([{ email }]);
+    expect(await asVisitor(email)).toEqual([]);
+    const racing = uniqueEmail("upsert-race");
+    const answers = await Promise.all(Array.from({ length: 20 }, () => asVisitor(racing))).finally(() =>
+      visitors.close(),
+    );
+    expect(answers.flat()).toEqual([{ email: racing }]);
   });
 });

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { request, type IncomingHttpHeaders } from "node:http";
 import { createServer } from "node:net";
 import { expect, inject } from "vitest";
-import type { Database } from "../../server/local-supabase/database/database.ts";
+import type { Database, Queryable } from "../../server/local-supabase/database/database.ts";
 import { connectPool } from "../../server/local-supabase/database/pool.ts";
 import { startLocalSupabase, type Backend } from "../../server/local-supabase/index.ts";
 import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
@@ -94,6 +94,39 @@ export async function storedCount(owner: Database, emails: string[]): Promise<nu
   );
   return rows[0]!.n;
 }
+
+/** A visitor's sign-up as the site sends it (one row, read back), as a raw REST call. */
+export function signUpCall(
+  body: Record<string, unknown> = { email: uniqueEmail() },
+  select = "email",
+): RestCall {
+  return {
+    method: "POST",
+    path: `early_access?select=${select}`,
+    headers: { prefer: "return=representation" },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * A visitor's sign-up as PostgREST runs it behind Supabase's edge, in `tx`: as anon, with the
+ * edge's headers (for client addresses no socket here can have). Returns the email.
+ */
+export async function signUpAsVisitor(
+  tx: Queryable,
+  headers: Record<string, string>,
+  email = uniqueEmail(),
+): Promise<string> {
+  await tx.query("select set_config('request.headers', $1, true), set_config('role', 'anon', true)", [
+    JSON.stringify(headers),
+  ]);
+  await tx.query("insert into public.early_access (email) values ($1)", [email]);
+  return email;
+}
+
+/** The same, in a transaction of its own. */
+export const signUpWithHeaders = (db: Database, headers: Record<string, string>, email = uniqueEmail()) =>
+  db.transaction((tx) => signUpAsVisitor(tx, headers, email));
 
 export const DUPLICATE_MESSAGE = 'duplicate key value violates unique constraint "early_access_email_key"';
 

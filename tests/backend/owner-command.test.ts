@@ -303,9 +303,9 @@ describe("sign-ups marked for review", () => {
     const [eleventh, twelfth] = rows.slice(11);
     expect(eleventh!.slice(3)).toEqual([
       expect.stringMatching(/^[0-9a-f]{12}$/),
-      "11 sign-ups per address per minute (pace: 10)",
+      "about 11 sign-ups per address per minute (pace: 10)",
     ]);
-    expect(twelfth!.slice(3)).toEqual([eleventh![3], "12 sign-ups per address per minute (pace: 10)"]);
+    expect(twelfth!.slice(3)).toEqual([eleventh![3], "about 12 sign-ups per address per minute (pace: 10)"]);
   });
 
   it("list --marked shows each source: its id, how many, first and last, a few addresses", async () => {
@@ -498,7 +498,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
       const run = await signUps(["remove", "ada@example.com"], throwawayAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
-        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/20261122000000_create_early_access\.sql\.\n$/,
+        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/20261122000000_early_access\.sql\.\n$/,
       );
     } finally {
       await empty.close();

@@ -82,6 +82,47 @@ describe("the Security Advisor's lints", () => {
     expect(found).toEqual([]);
   });
 
+  it("0003 auth_rls_initplan (Performance Advisor): every policy reads a setting once per statement, as (select …)", async () => {
+    const found = await rows(`
+      select p.schemaname || '.' || p.tablename || '.' || p.policyname as policy
+        from pg_catalog.pg_policies p
+       where p.schemaname not in ('pg_catalog', 'information_schema')
+         and exists (
+           select from unnest(array[p.qual, p.with_check]) as e(expression)
+            where (e.expression ~ '(auth)\\.(uid|jwt|role|email)\\(\\)'
+                   and lower(e.expression) !~ 'select\\s+(auth)\\.(uid|jwt|role|email)\\(\\)')
+               or (e.expression ~ 'current_setting\\('
+                   and lower(e.expression) !~ 'select\\s+current_setting\\('))`);
+    expect(found).toEqual([]);
+    // The lint reads the policies' text: the wrapped calls are there to read.
+    const { with_check } = (
+      await rows<{ with_check: string }>(
+        "select with_check from pg_catalog.pg_policies where tablename = 'early_access' and cmd = 'INSERT'",
+      )
+    )[0]!;
+    expect(with_check.toLowerCase()).toMatch(/select\s+current_setting\(/);
+  });
+
+  it("0026/0027 pg_graphql_*_table_exposed: with pg_graphql installed, early_access alone would be listed", async () => {
+    // Not installed here (nor on new projects), so the lints find nothing; on an older project
+    // they list every relation anon (authenticated) may select: early_access, for the read-back
+    // of a visitor's own row. supabase/README.md tells the owner to drop pg_graphql there.
+    const installed = await rows("select from pg_catalog.pg_extension where extname = 'pg_graphql'");
+    expect(installed).toEqual([]);
+    const selectable = await rows(`
+      select r.role, n.nspname || '.' || c.relname as relation
+        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       cross join (values ('anon'), ('authenticated')) r(role)
+       where c.relkind in ('r', 'p', 'v', 'm') and ${OWN_SCHEMAS}
+         and n.nspname not in ('auth', 'extensions', 'graphql', 'graphql_public', 'realtime', 'storage', 'vault')
+         and pg_catalog.has_table_privilege(r.role, c.oid, 'SELECT')
+       order by 1, 2`);
+    expect(selectable).toEqual([
+      { role: "anon", relation: "public.early_access" },
+      { role: "authenticated", relation: "public.early_access" },
+    ]);
+  });
+
   it("0011 function_search_path_mutable: every function of the project has a fixed search_path", async () => {
     const found = await rows(`
       select n.nspname || '.' || p.proname as function

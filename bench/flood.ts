@@ -1,0 +1,232 @@
+// `npm run bench:flood`: what a script's flood costs the real visitors around it, on a real
+// PostgreSQL server that keeps every commit on disk, each request run the way the local backend
+// runs it (PostgREST's transaction: the request's settings with anon's 3 s statement timeout,
+// the insert and its read-back), without HTTP in between.
+//
+// 1. One at a time: a refusal from an address past its ceiling against a sign-up from a new
+//    source, taking turns (medians).
+// 2. How much the private tables grow per 1,000 refusals.
+// 3. Visitors from random networks at a steady 20 a second on a pool of their own: their p99
+//    alone, then during a flood offered at 400 a second from one /24 over 50 connections.
+//
+// Prints the figures with their targets; never fails on them.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startCluster, SUPERUSER } from "../server/local-supabase/database/cluster.ts";
+import type { Database } from "../server/local-supabase/database/database.ts";
+import { connectPool } from "../server/local-supabase/database/pool.ts";
+import { OWNER, setUpSupabaseProject } from "../server/local-supabase/database/supabase-project.ts";
+import { createPostgrest, type Postgrest } from "../server/local-supabase/postgrest.ts";
+import { median, ms, table } from "./support.ts";
+
+const ONE_AT_A_TIME = 300;
+const REFUSALS_FOR_GROWTH = 1_000;
+const FLOOD_PER_SECOND = 400;
+const FLOOD_CONNECTIONS = 50;
+const VISITORS_PER_SECOND = 20;
+const SECONDS = 10;
+
+const random = (below: number) => Math.floor(Math.random() * below);
+const randomAddress = () => `${1 + random(223)}.${random(256)}.${random(256)}.${1 + random(254)}`;
+let emails = 0;
+
+/** A sign-up as supabase-js sends it, from `address`. */
+function signUpRequest(address: string) {
+  return {
+    method: "POST",
+    path: "/early_access",
+    query: new URLSearchParams("select=*"),
+    headers: {
+      apikey: "sb_publishable_bench",
+      authorization: "Bearer sb_publishable_bench",
+      "content-type": "application/json",
+      "content-profile": "public",
+      prefer: "return=representation",
+      accept: "*/*",
+      "cf-connecting-ip": address,
+      "x-forwarded-for": address,
+    },
+    body: new TextEncoder().encode(JSON.stringify({ email: `flood-${emails++}-${random(1e9)}@example.com` })),
+    role: "anon",
+  };
+}
+
+interface Answer {
+  status: number;
+  ms: number;
+}
+
+async function send(handle: Postgrest["handle"], address: string): Promise<Answer> {
+  const sent = performance.now();
+  const { status } = await handle(signUpRequest(address));
+  return { status, ms: performance.now() - sent };
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+};
+const sleep = (ms: number) => new Promise((resume) => setTimeout(resume, Math.max(0, ms)));
+
+/** `perSecond` requests a second for `seconds`, over at most `connections` at once. */
+async function paced(
+  handle: Postgrest["handle"],
+  address: () => string,
+  { perSecond, seconds, connections }: { perSecond: number; seconds: number; connections: number },
+): Promise<Answer[]> {
+  const total = perSecond * seconds;
+  const answers: Answer[] = [];
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < total) {
+        const index = next++;
+        await sleep(started + (index * 1000) / perSecond - performance.now());
+        answers.push(await send(handle, address()));
+      }
+    }),
+  );
+  return answers;
+}
+
+/**
+ * The bytes of data in `private`: every table's, TOAST's and index's main fork (not the free
+ * space and visibility maps, which the server adds on its own as a table ages).
+ */
+async function privateBytes(owner: Database): Promise<number> {
+  const { rows } = await owner.query<{ bytes: string }>(
+    `select coalesce(sum(pg_catalog.pg_relation_size(c.oid, 'main')), 0)::bigint as bytes
+       from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname in ('private', 'pg_toast') and c.relkind in ('r', 'i', 't')
+        and (n.nspname = 'private' or c.oid in (
+              select t.reltoastrelid from pg_catalog.pg_class t join pg_catalog.pg_namespace tn on tn.oid = t.relnamespace
+               where tn.nspname = 'private'))`,
+  );
+  return Number(rows[0]!.bytes);
+}
+
+const folder = mkdtempSync(join(tmpdir(), "bench-flood-"));
+// As root, the server runs as another user, who must reach the cluster inside.
+chmodSync(folder, 0o711);
+const cluster = await startCluster({
+  folder: join(folder, "cluster"),
+  durable: true,
+  settings: { max_connections: "200" },
+});
+const pools: Database[] = [];
+try {
+  const admin = connectPool({ url: cluster.url(SUPERUSER, "postgres"), poolSize: 1 });
+  await admin.exec("create database flood");
+  await admin.close();
+  await setUpSupabaseProject(cluster, "flood");
+  const owner = connectPool({ url: cluster.url(OWNER, "flood"), poolSize: 1 });
+  pools.push(owner);
+  const handlerOver = async (poolSize: number) => {
+    const api = connectPool({ url: cluster.url("authenticator", "flood"), poolSize });
+    pools.push(api);
+    return (await createPostgrest(api)).handle;
+  };
+  const floodHandle = await handlerOver(FLOOD_CONNECTIONS);
+  const visitorHandle = await handlerOver(10);
+
+  // 1. An address at its ceiling: sign up from it until it is refused.
+  const flooder = "198.18.0.1";
+  let stored = 0;
+  for (let refused = false; !refused;) {
+    const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
+    stored += answers.filter(({ status }) => status === 201).length;
+    refused = answers.some(({ status }) => status === 429);
+  }
+  const refusals: number[] = [];
+  const newSources: number[] = [];
+  // A bucket past its ceiling still drips: one more sign-up fits every few seconds.
+  let dripped = 0;
+  for (let index = 0; index < ONE_AT_A_TIME; index++) {
+    const refusal = await send(floodHandle, flooder);
+    const signUp = await send(floodHandle, randomAddress());
+    if (![201, 429].includes(refusal.status) || signUp.status !== 201) {
+      throw new Error(`Expected 429 (or 201) and 201, got ${refusal.status} and ${signUp.status}`);
+    }
+    if (refusal.status === 429) refusals.push(refusal.ms);
+    else dripped++;
+    newSources.push(signUp.ms);
+  }
+
+  // 2. Growth per 1,000 refusals, 50 at a time.
+  const before = await privateBytes(owner);
+  let refused = 0;
+  for (let sent = 0; sent < REFUSALS_FOR_GROWTH; sent += 50) {
+    const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
+    refused += answers.filter(({ status }) => status === 429).length;
+  }
+  const grown = (((await privateBytes(owner)) - before) * 1000) / refused;
+
+  // 3. Visitors alone, then during a flood from one /24 that starts afresh.
+  const visitors = { perSecond: VISITORS_PER_SECOND, seconds: SECONDS, connections: 10 };
+  const alone = await paced(visitorHandle, randomAddress, visitors);
+  await owner.exec("truncate private.sign_up_sources");
+  const [during, flood] = await Promise.all([
+    paced(visitorHandle, randomAddress, visitors),
+    paced(floodHandle, () => `198.19.7.${1 + random(254)}`, {
+      perSecond: FLOOD_PER_SECOND,
+      seconds: SECONDS,
+      connections: FLOOD_CONNECTIONS,
+    }),
+  ]);
+
+  const p99 = (answers: Answer[]) =>
+    percentile(
+      answers.map(({ ms }) => ms),
+      0.99,
+    );
+  const count = (answers: Answer[], test: (status: number) => boolean) =>
+    answers.filter(({ status }) => test(status)).length;
+  const refusalCost = median(refusals) / median(newSources);
+  const slowdown = p99(during) / p99(alone);
+  const floodSlowest = Math.max(...flood.map(({ ms }) => ms));
+  const floodOther = count(flood, (status) => status !== 201 && status !== 429);
+  console.log(
+    `\nOne address stored ${stored} before its first refusal; ${ONE_AT_A_TIME} of each, one at a time ` +
+      `(${dripped} of its sign-ups fitted as its bucket drained); ` +
+      `visitors ${VISITORS_PER_SECOND}/s for ${SECONDS} s:\n\n` +
+      table(
+        ["", "figure", "target"],
+        [
+          [
+            "a refusal (median)",
+            ms(median(refusals)),
+            `${refusalCost.toFixed(2)}× a sign-up ${refusalCost <= 1 ? "PASS" : "MISS"} (≤ 1×)`,
+          ],
+          ["a new source's sign-up (median)", ms(median(newSources)), ""],
+          [
+            `private tables' growth per ${REFUSALS_FOR_GROWTH.toLocaleString("en")} refusals`,
+            `${(grown / 1024).toFixed(1)} KB`,
+            `${grown < 1024 ? "PASS" : "MISS"} (< 1 KB)`,
+          ],
+          ["visitors' p99, alone", ms(p99(alone)), ""],
+          [
+            `visitors' p99, during a flood of ${FLOOD_PER_SECOND}/s from one /24`,
+            ms(p99(during)),
+            `${slowdown.toFixed(1)}× ${slowdown <= 5 ? "PASS" : "MISS"} (≤ 5×)`,
+          ],
+          [
+            "the flood's answers",
+            `${count(flood, (status) => status === 201)} × 201, ${count(flood, (status) => status === 429)} × 429, ${floodOther} other`,
+            `${floodOther === 0 ? "PASS" : "MISS"} (only 201 and 429)`,
+          ],
+          [
+            "the flood's slowest answer",
+            ms(floodSlowest),
+            `${floodSlowest <= 1000 ? "PASS" : "MISS"} (≤ 1 s)`,
+          ],
+          ["visitors not stored", String(count([...alone, ...during], (status) => status !== 201)), ""],
+        ],
+      ),
+  );
+} finally {
+  await Promise.all(pools.map((pool) => pool.close()));
+  await cluster.stop();
+  rmSync(folder, { recursive: true, force: true });
+}
