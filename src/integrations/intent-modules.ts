@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 export const INTENT_MODULES = "__intent_modules__";
 
 /** The module a sign-up loads when the visitor turns to the form (src/lib/supabase.ts). */
-const SUPABASE_CLIENT = fileURLToPath(new URL("../lib/supabase-client.ts", import.meta.url));
+const SUPABASE_CLIENT = "src/lib/supabase-client.ts";
 
 /** What the build's last step needs to know of the client build. */
 export interface ClientChunks {
@@ -55,11 +55,13 @@ export function fillIntentModules(html: string, chunks: ClientChunks, base: stri
 export default function intentModules(): AstroIntegration {
   let chunks: ClientChunks | undefined;
   let base = "/";
+  let supabaseClient = "";
   return {
     name: "intent-modules",
     hooks: {
       "astro:config:setup": ({ config, updateConfig }) => {
         base = config.base.endsWith("/") ? config.base : `${config.base}/`;
+        supabaseClient = fileURLToPath(new URL(SUPABASE_CLIENT, config.root));
         updateConfig({
           vite: {
             plugins: [
@@ -68,7 +70,7 @@ export default function intentModules(): AstroIntegration {
                 applyToEnvironment: (environment) => environment.name === "client",
                 async generateBundle(_, bundle) {
                   const built = Object.values(bundle).filter((file) => file.type === "chunk");
-                  const supabase = built.find((chunk) => chunk.facadeModuleId === SUPABASE_CLIENT);
+                  const supabase = built.find((chunk) => chunk.facadeModuleId === supabaseClient);
                   if (!supabase)
                     throw new Error(`intent-modules: no chunk for ${SUPABASE_CLIENT} in the client build.`);
                   chunks = {

@@ -2,7 +2,7 @@
 // through each, to one recording HTTP server, must be the same request on the wire (method, path,
 // every header in order, body) and come back as the same answer. In a simulated DOM, so that
 // supabase-js, too, takes itself for a browser.
-import { createClient as createSupabaseJs } from "@supabase/supabase-js";
+import { createClient as createSupabaseJs, type SupabaseClient } from "@supabase/supabase-js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((closed) => server.close(() => closed())));
 
 /** supabase-js, as the site used to create it, once per project (it warns about a second one). */
-const supabaseJs = new Map<string, ReturnType<typeof createSupabaseJs>>();
+const supabaseJs = new Map<string, SupabaseClient>();
 const theirClient = (projectUrl: string) => {
   if (!supabaseJs.has(projectUrl))
     supabaseJs.set(
