@@ -10,12 +10,18 @@ import {
   useState,
   type SubmitEvent,
 } from "react";
-import { formReducer, initialFormState, type FormError } from "../lib/form-states";
-import { onIntent, sendBeforeHydration, takeOver } from "../lib/sign-up-before-hydration";
+import { formReducer, initialFormState, successAnnouncement, type FormError } from "../lib/form-states";
+import {
+  onIntent,
+  sendBeforeHydration,
+  shownBeforeHydration,
+  takeOver,
+} from "../lib/sign-up-before-hydration";
 import { readSignUp } from "../lib/sign-up-fields";
 import { register, type Outcome } from "../lib/sign-up-request";
 import { getSupabase } from "../lib/supabase";
 import Field from "./Field";
+import SuccessPanel from "./SuccessPanel";
 
 /** Sends the sign-up the form holds, or returns null when its address is not one. */
 function send(form: HTMLFormElement): Promise<Outcome> | null {
@@ -66,19 +72,30 @@ function useToasterReady() {
 }
 
 export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
-  const [state, dispatch] = useReducer(formReducer, initialFormState);
-  const [announcement, setAnnouncement] = useState("");
+  // A success shown before hydration is where the island starts: React then finds the page as
+  // it renders it.
+  const [shownBefore] = useState(shownBeforeHydration);
+  const [state, dispatch] = useReducer(
+    formReducer,
+    shownBefore ? { status: "success", error: null } : initialFormState,
+  );
+  const [announcement, setAnnouncement] = useState(() =>
+    shownBefore ? successAnnouncement(copy.success.title, copy.success.message) : "",
+  );
   const [toasterWanted, setToasterWanted] = useState(false);
   const toaster = useToasterReady();
   const submitting = useRef(false);
   const form = useRef<HTMLFormElement>(null);
   const emailInput = useRef<HTMLInputElement>(null);
   const successHeading = useRef<HTMLHeadingElement>(null);
+  const section = useRef<HTMLElement>(null);
   const ids = { heading: useId(), email: useId(), phone: useId(), phoneHint: useId(), message: useId() };
 
   // After an answer, focus goes where the person acts next: the email field to correct it,
-  // or the panel that replaced the form.
+  // or the panel that replaced the form (which took it already, if shown before hydration).
+  const focusedAlready = useRef(shownBefore);
   useEffect(() => {
+    if (focusedAlready.current) return void (focusedAlready.current = false);
     if (state.status === "error") emailInput.current?.focus();
     if (state.status === "success") successHeading.current?.focus();
   }, [state]);
@@ -90,12 +107,13 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   // From this commit on, React handles submits, starting with one made before it hydrated. A
   // layout effect, so that no event can come in between.
   useLayoutEffect(() => {
-    if (!form.current) return;
-    const before = takeOver(form.current);
-    if (before === "held") void submit(form.current);
+    if (!section.current) return;
+    const before = takeOver(section.current);
+    if (before === "shown") void showToast("registered");
+    else if (before === "held") void submit(form.current!);
     else if (before) void showAnswer(before);
     // Focus that came before hydration (and started it) counts as interest too.
-    if (form.current.contains(document.activeElement)) loadToaster();
+    if (before === "shown" || form.current?.contains(document.activeElement)) loadToaster();
   }, []);
 
   // Typing while an error shows returns the form to idle and clears the message.
@@ -137,7 +155,9 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
     if (outcome === "registered") form.current?.reset();
     dispatch({ type: "answer", outcome });
     setAnnouncement(
-      outcome === "registered" ? `${copy.success.title}. ${copy.success.message}` : copy.errors[outcome],
+      outcome === "registered"
+        ? successAnnouncement(copy.success.title, copy.success.message)
+        : copy.errors[outcome],
     );
     await showToast(outcome);
   }
@@ -153,25 +173,14 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   const emailInvalid = state.error === "invalid" || state.error === "duplicate";
 
   return (
-    <section aria-labelledby={ids.heading} className="glass-strong p-card rounded-3xl">
+    <section ref={section} aria-labelledby={ids.heading} className="glass-strong p-card rounded-3xl">
       {state.status === "success" ? (
-        <div className="py-4 text-center" data-testid="success-panel">
-          <div
-            aria-hidden="true"
-            className="mx-auto mb-4 grid size-14 place-items-center rounded-full bg-emerald-400/15 text-3xl text-emerald-300 ring-1 ring-emerald-300/40"
-          >
-            ✓
-          </div>
-          <h2
-            ref={successHeading}
-            id={ids.heading}
-            tabIndex={-1}
-            className="font-display text-title font-semibold text-white outline-none"
-          >
-            {copy.success.title}
-          </h2>
-          <p className="mt-3 font-semibold tracking-wide text-cyan-200">{copy.success.message}</p>
-        </div>
+        <SuccessPanel
+          title={copy.success.title}
+          message={copy.success.message}
+          headingId={ids.heading}
+          headingRef={successHeading}
+        />
       ) : (
         // method="post": should a submit ever reach the browser, the fields stay out of the URL
         // (the page's CSP, form-action 'none', then stops it altogether).

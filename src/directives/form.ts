@@ -10,7 +10,7 @@
 // the island's own. Astro inlines this script into the page and hashes it into the
 // Content-Security-Policy.
 import type { ClientDirective } from "astro";
-import { holdSubmits, onIntent } from "../lib/sign-up-before-hydration";
+import { holdSubmits, hydrateWhenAnswered, onIntent } from "../lib/sign-up-before-hydration";
 import { idleAfterFirstPaint } from "./first-paint";
 
 declare module "astro" {
@@ -47,7 +47,7 @@ const formDirective: ClientDirective = (load, { value }, island) => {
         () => {},
       );
     }
-    void load().then((hydrate) => hydrate());
+    void load().then((hydrate) => hydrateWhenAnswered(island, () => void hydrate()));
   };
 
   onIntent(island, () => {

@@ -1,7 +1,7 @@
 // The modules a quick sign-up waits for beyond those client:form loads itself: the imports of the
-// form's island module and of its renderer (React's), and supabase-js with its imports. The
+// form's island module and of its renderer (React's), and the Supabase client with its imports. The
 // browser would discover them one round trip after another (the island and the renderer, then
-// their imports, then supabase-js once the island asks for it); named in the page, client:form
+// their imports, then the Supabase client once the island asks for it); named in the page, client:form
 // preloads them all at the visitor's first sign of intent, side by side.
 // Their names carry content hashes that exist only once Vite has bundled the client, which is
 // after the pages are rendered: the island's directive value holds INTENT_MODULES, and the
@@ -15,14 +15,14 @@ import { fileURLToPath } from "node:url";
 /** What the page holds until the build writes the modules' addresses in. */
 export const INTENT_MODULES = "__intent_modules__";
 
-/** The package a sign-up loads when the visitor turns to the form (src/lib/supabase.ts). */
-const SUPABASE_JS = "@supabase/supabase-js";
+/** The module a sign-up loads when the visitor turns to the form (src/lib/supabase.ts). */
+const SUPABASE_CLIENT = "src/lib/supabase-client.ts";
 
 /** What the build's last step needs to know of the client build. */
 export interface ClientChunks {
   /** Each chunk's static imports, by file name (`_astro/client.1.js`). */
   imports: Map<string, string[]>;
-  /** The file name of supabase-js's chunk. */
+  /** The file name of the Supabase client's chunk. */
   supabase: string;
 }
 
@@ -30,8 +30,8 @@ const ISLAND_TAG = /<astro-island\b(?:[^>"']|"[^"]*"|'[^']*')*>/g;
 
 /**
  * The page with INTENT_MODULES, in each island's tag that holds it, replaced by the addresses
- * to preload: the imports of the island's module and of its renderer, and supabase-js's chunk
- * with its imports, once each.
+ * to preload: the imports of the island's module and of its renderer, and the Supabase client's
+ * chunk with its imports, once each.
  */
 export function fillIntentModules(html: string, chunks: ClientChunks, base: string): string {
   const importsOf = (file: string) => {
@@ -55,11 +55,13 @@ export function fillIntentModules(html: string, chunks: ClientChunks, base: stri
 export default function intentModules(): AstroIntegration {
   let chunks: ClientChunks | undefined;
   let base = "/";
+  let supabaseClient = "";
   return {
     name: "intent-modules",
     hooks: {
       "astro:config:setup": ({ config, updateConfig }) => {
         base = config.base.endsWith("/") ? config.base : `${config.base}/`;
+        supabaseClient = fileURLToPath(new URL(SUPABASE_CLIENT, config.root));
         updateConfig({
           vite: {
             plugins: [
@@ -68,10 +70,9 @@ export default function intentModules(): AstroIntegration {
                 applyToEnvironment: (environment) => environment.name === "client",
                 async generateBundle(_, bundle) {
                   const built = Object.values(bundle).filter((file) => file.type === "chunk");
-                  const supabaseJs = await this.resolve(SUPABASE_JS);
-                  const supabase = built.find((chunk) => chunk.facadeModuleId === supabaseJs?.id);
+                  const supabase = built.find((chunk) => chunk.facadeModuleId === supabaseClient);
                   if (!supabase)
-                    throw new Error(`intent-modules: no chunk for ${SUPABASE_JS} in the client build.`);
+                    throw new Error(`intent-modules: no chunk for ${SUPABASE_CLIENT} in the client build.`);
                   chunks = {
                     imports: new Map(built.map((chunk) => [chunk.fileName, chunk.imports])),
                     supabase: supabase.fileName,

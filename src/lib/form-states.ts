@@ -33,3 +33,6 @@ export function formReducer(state: FormState, event: FormEvent): FormState {
       return state.status === "error" ? initialFormState : state;
   }
 }
+
+/** What the status region says once the success panel shows. */
+export const successAnnouncement = (title: string, message: string) => `${title}. ${message}`;

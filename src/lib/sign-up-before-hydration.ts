@@ -7,10 +7,14 @@
 //   1. from the page's start (client:form calls holdSubmits): every submit is held;
 //   2. once the island's module has arrived (client:form calls that module's `beforeHydration`,
 //      which calls sendBeforeHydration): a held submit is sent at once, and any later one, so
-//      that the answer travels while React downloads and hydrates;
+//      that the answer travels while React downloads and hydrates. A success that comes back
+//      before React has started to hydrate the island is shown at once: the success panel,
+//      rendered into the page by the build (a <template>, SUCCESS_TEMPLATE), replaces the form,
+//      as the island itself would replace it;
 //   3. once React has hydrated the island (it calls takeOver): the island handles every submit
 //      from then on, starting with what came before: it shows the answer to a sign-up already
-//      sent, or handles a submit still held as its own.
+//      sent, or handles a submit still held as its own. A success already shown is where the
+//      island starts (shownBeforeHydration), so that React finds the page as it would render it.
 //
 // One sign-up at most before hydration: further submits are the same visitor insisting.
 //
@@ -22,6 +26,7 @@
 //               or the address is not one (the island says so once it has hydrated)
 //   "sent"      the island's module has sent it; the answer is on its way
 //   "answered"  the answer is in, and waits for the island
+//   "shown"     the answer was a success, and the success panel shows
 //   "island"    the island has hydrated, and handles every submit itself
 //
 // While a submit is held, sent or answered, the island is `aria-busy`: assistive technology
@@ -30,12 +35,18 @@
 // The visitor's first sign of intent, their first move toward the form (onIntent), is noted on
 // the island too, as `data-intent`, for code that arrives after it: client:form starts loading
 // on it, and the island's module fetches supabase-js.
+import { successAnnouncement } from "./form-states";
 import type { Outcome } from "./sign-up-request";
 
-type State = "held" | "sent" | "answered" | "island";
+type State = "held" | "sent" | "answered" | "shown" | "island";
 
 const STATE = "data-sign-up";
 const INTENT = "data-intent";
+/** Set by client:form just before React starts to hydrate: from then on, only React changes the island. */
+const HYDRATING = "data-hydrating";
+
+/** The id of the <template> that holds the success panel, as the island renders it. */
+export const SUCCESS_TEMPLATE = "sign-up-success";
 
 /**
  * The first signs that the visitor is turning to the form: also `input`, since a browser may
@@ -47,8 +58,27 @@ const stateOf = (island: Element) => island.getAttribute(STATE) as State | null;
 
 function enter(island: Element, state: State): void {
   island.setAttribute(STATE, state);
-  if (state === "island") island.removeAttribute("aria-busy");
+  if (state === "island" || state === "shown") island.removeAttribute("aria-busy");
   else island.setAttribute("aria-busy", "true");
+}
+
+/**
+ * Called by client:form once React is here, with what hydrates the island: it does so at once,
+ * or, while a sign-up sent before hydration awaits its answer, once the answer is in, so that the
+ * answer (a success shows at once) does not wait for React to hydrate the form meanwhile.
+ */
+export function hydrateWhenAnswered(island: Element, hydrate: () => void): void {
+  const start = () => {
+    island.setAttribute(HYDRATING, "");
+    hydrate();
+  };
+  if (stateOf(island) !== "sent") return start();
+  const observer = new MutationObserver(() => {
+    if (stateOf(island) === "sent") return;
+    observer.disconnect();
+    start();
+  });
+  observer.observe(island, { attributes: true, attributeFilter: [STATE] });
 }
 
 /** Calls `callback` once, at the visitor's first move toward the form, or now if it came already. */
@@ -73,6 +103,27 @@ export function holdSubmits(island: Element): void {
 
 /** The answer to the sign-up sent before hydration, in the island module's copy. */
 let answer: Promise<Outcome> | undefined;
+/** Whether the island module's copy has shown the success panel. */
+let shown = false;
+
+/**
+ * Replaces the form with the success panel from SUCCESS_TEMPLATE, as the island renders it on
+ * success: the panel's heading takes over the form heading's id (it labels the island's section),
+ * the status region says it, and the heading takes the focus. False when the page has no panel.
+ */
+function showSuccess(form: HTMLFormElement): boolean {
+  const template = document.getElementById(SUCCESS_TEMPLATE);
+  const panel =
+    template instanceof HTMLTemplateElement && template.content.firstElementChild?.cloneNode(true);
+  const heading = panel instanceof HTMLElement && panel.querySelector("h2");
+  const status = form.parentElement?.querySelector("[role=status]");
+  if (!heading || !status) return false;
+  heading.id = form.querySelector("h2")?.id ?? "";
+  form.replaceWith(panel);
+  status.textContent = successAnnouncement(heading.textContent, panel.querySelector("p")?.textContent ?? "");
+  heading.focus();
+  return true;
+}
 
 /**
  * Step 2, once the island's module has arrived: sends a held submit, now or when it comes.
@@ -90,25 +141,33 @@ export function sendBeforeHydration(
     if (!sent) return;
     answer = sent;
     enter(island, "sent");
-    void sent.then(() => stateOf(island) === "sent" && enter(island, "answered"));
+    void sent.then((outcome) => {
+      if (stateOf(island) !== "sent") return;
+      shown = outcome === "registered" && !island.hasAttribute(HYDRATING) && showSuccess(form);
+      enter(island, shown ? "shown" : "answered");
+    });
   };
   sendHeld();
   // After holdSubmits' listener, which was added first and marks the submit held.
   island.addEventListener("submit", sendHeld);
 }
 
+/** Whether the success panel shows already, when React starts to hydrate: where the island starts. */
+export const shownBeforeHydration = () => shown;
+
 /**
- * Step 3, once React has hydrated the island that holds `form`: from now on the island handles
+ * Step 3, once React has hydrated the island that holds `element`: from now on the island handles
  * every submit. Returns what came before: the answer to the sign-up sent then, "held" for a
- * submit it must now handle as its own, or undefined when nothing was submitted.
+ * submit it must now handle as its own, "shown" for a success already shown, or undefined when
+ * nothing was submitted.
  */
-export function takeOver(form: HTMLFormElement): Promise<Outcome> | "held" | undefined {
+export function takeOver(element: Element): Promise<Outcome> | "held" | "shown" | undefined {
   // From the page: a submit the island's module never sent was held by client:form's copy.
-  const island = form.closest("astro-island");
+  const island = element.closest("astro-island");
   if (!island) return undefined;
   const before = stateOf(island);
   enter(island, "island");
-  if (before === "held") return "held";
+  if (before === "held" || before === "shown") return before;
   const taken = answer;
   answer = undefined;
   return taken;

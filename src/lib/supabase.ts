@@ -1,18 +1,14 @@
-// The one Supabase client of the site. supabase-js is large and only needed to sign up, so it
-// is loaded when a visitor first turns to the form (the form island's beforeHydration), never with
-// the page.
-import type { SupabaseClient } from "@supabase/supabase-js";
+// The one Supabase client of the site (./supabase-client.ts). It is only needed to sign up, so it
+// is loaded when a visitor first turns to the form (the form island's beforeHydration), never
+// with the page.
+import type { PostgrestClient } from "@supabase/postgrest-js";
 import { PUBLIC_SUPABASE_PUBLISHABLE_KEY, PUBLIC_SUPABASE_URL } from "astro:env/client";
 
-let client: Promise<SupabaseClient> | undefined;
+let client: Promise<PostgrestClient> | undefined;
 
-export function getSupabase(): Promise<SupabaseClient> {
-  client ??= import("@supabase/supabase-js").then(({ createClient }) =>
-    createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY, {
-      // The session persists in local storage and refreshes itself, as Supabase's browser client
-      // does by default; said here so that a change of defaults cannot move it.
-      auth: { persistSession: true, autoRefreshToken: true, storage: globalThis.localStorage },
-    }),
+export function getSupabase(): Promise<PostgrestClient> {
+  client ??= import("./supabase-client").then(({ createClient }) =>
+    createClient(PUBLIC_SUPABASE_URL, PUBLIC_SUPABASE_PUBLISHABLE_KEY),
   );
   // A failed download must not poison later attempts.
   client.catch(() => (client = undefined));

@@ -18,9 +18,10 @@ import { LEGACY_ANON_KEY as LOCAL_ANON_KEY } from "../legacy-keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
 import { normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
 import { register } from "../../src/lib/sign-up-request.ts";
+import { createClient } from "../../src/lib/supabase-client.ts";
 import { npmScriptArgs, runNpmScript, type ScriptRun } from "../npm-script.ts";
 import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
-import { clientFor, LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase, rest } from "./helpers.ts";
+import { LIFT_SIGN_UP_LIMITS_FILE, openTestDatabase, rest } from "./helpers.ts";
 
 const root = mkdtempSync(join(tmpdir(), "owner-command-"));
 // As root, PostgreSQL runs as the postgres user, who must pass through to the data folders here.
@@ -60,7 +61,7 @@ async function signUpThroughThePage(
   backend: Backend,
   people: Array<{ email: string; phone: string | null }>,
 ) {
-  const client = clientFor(backend, backend.publishableKey);
+  const client = createClient(backend.url, backend.publishableKey);
   for (const { email, phone } of people) {
     expect(await register(async () => client, normalizeSignUp(email, phone ?? ""))).toBe("registered");
     // Each a moment after the previous, so that "newest first" has one answer.

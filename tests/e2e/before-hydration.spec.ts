@@ -3,8 +3,18 @@
 // URL (the history, the host's access logs, referrers). A slow network is faked by holding back
 // the island's script with page.route; the no-JavaScript case switches JavaScript off.
 import { expect, test, type Page } from "@playwright/test";
-import { content, oneOf } from "../content.ts";
-import { API_URL, countRestCalls, screenshot, storedRows, uniqueEmail } from "./support.ts";
+import { content } from "../content.ts";
+import {
+  API_URL,
+  collectErrors,
+  countRestCalls,
+  screenshot,
+  signUpDirectly,
+  signUpForm,
+  toast,
+  storedRows,
+  uniqueEmail,
+} from "./support.ts";
 
 const copy = content.form;
 
@@ -13,14 +23,6 @@ const FORM_ISLAND = "**/_astro/EarlyAccessForm.*.js";
 const REACT_RENDERER = "**/_astro/client.*.js";
 const REST = "**/rest/v1/early_access*";
 const PHONE = "+1 555 0100";
-
-const form = (page: Page) => ({
-  island: page.locator('astro-island[client="form"]'),
-  email: page.getByLabel(copy.emailLabel),
-  phone: page.getByLabel(copy.phoneLabel),
-  button: page.getByRole("button", { name: oneOf(copy.submit, copy.submitting) }),
-  message: page.getByTestId("form-message"),
-});
 
 /** Holds back a script, as a slow network would, until `release()`: the form island's by default. */
 async function holdBackScript(page: Page, script = FORM_ISLAND): Promise<{ release: () => void }> {
@@ -57,7 +59,7 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   const inserts = countRestCalls(page);
   const island = await holdBackScript(page);
   await page.goto("/");
-  const f = form(page);
+  const f = signUpForm(page);
   await expect(f.island).toHaveAttribute("ssr");
 
   await f.email.fill(email.toUpperCase());
@@ -93,31 +95,68 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   expect(leaking(urls, email, PHONE), "URLs carrying what was typed").toEqual([]);
 });
 
-test("a sign-up submitted while React is still on its way is sent at once, and once", async ({
+test("a sign-up submitted while React is still on its way is sent at once, and once, and its success shows at once", async ({
   page,
 }, testInfo) => {
   const email = uniqueEmail(testInfo);
   const inserts = countRestCalls(page);
+  const errors = collectErrors(page);
   const react = await holdBackScript(page, REACT_RENDERER);
   await page.goto("/");
-  const f = form(page);
+  const f = signUpForm(page);
   await f.email.fill(email);
   await f.phone.fill(PHONE);
-  const sent = page.waitForRequest((request) => request.url().includes("/rest/v1/early_access"));
+  // The answer held back until the visitor has insisted.
+  const answer = Promise.withResolvers<void>();
+  await page.route(REST, async (route) => {
+    await answer.promise;
+    await route.continue();
+  });
   await page.keyboard.press("Enter");
   // Not a second time either, however impatient the visitor.
   await f.button.click();
+  await expect(f.island).toHaveAttribute("data-sign-up", "sent");
+  answer.resolve();
 
-  // The island's own module has arrived, React has not: the sign-up goes out anyway.
-  await sent;
+  // The island's own module has arrived, React has not: the sign-up went out anyway, and its
+  // success replaces the form, as the island would, with the focus on it.
+  const heading = page.getByRole("heading", { name: copy.success.title });
+  await expect(heading).toBeVisible();
+  await expect(heading).toBeFocused();
+  await expect(page.getByRole("status").filter({ hasText: copy.success.message })).toHaveCount(1);
   await expect(f.island).toHaveAttribute("ssr");
+  await expect(f.island).toHaveAttribute("data-sign-up", "shown");
+  await expect(f.island).not.toHaveAttribute("aria-busy");
+  await expect(f.email).toHaveCount(0);
+  await screenshot(page, testInfo, "success-before-hydration");
+
+  // React then hydrates the page as it is, without a mismatch, and the toast follows.
+  react.release();
+  await expect(f.island).toHaveAttribute("data-sign-up", "island");
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0);
+  await expect(toast(page, copy.toasts.registered.title)).toBeVisible();
+  await expect(heading).toBeVisible();
+  await expect(page.getByTestId("success-panel")).toHaveCount(1);
+  expect(inserts.inserts).toBe(1);
+  expect(errors, "errors in the console (a hydration mismatch, say)").toEqual([]);
+  expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
+});
+
+test("a refusal answered while React is still on its way waits for the island to say it", async ({
+  page,
+}, testInfo) => {
+  const email = uniqueEmail(testInfo);
+  await signUpDirectly(email);
+  const react = await holdBackScript(page, REACT_RENDERER);
+  await page.goto("/");
+  const f = signUpForm(page);
+  await f.email.fill(email);
+  await page.keyboard.press("Enter");
   await expect(f.island).toHaveAttribute("data-sign-up", "answered");
   await expect(f.island).toHaveAttribute("aria-busy", "true");
-
   react.release();
-  await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
-  expect(inserts.inserts).toBe(1);
-  expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
+  await expect(f.message).toHaveText(copy.errors.duplicate);
+  await expect(toast(page, copy.toasts.duplicate.title)).toBeVisible();
 });
 
 /** The copies of supabase-js the page has fetched, from now on (its code names x-client-info). */
@@ -144,7 +183,7 @@ test("turning to the form opens a connection to Supabase and fetches its client;
   expect(supabaseJs(), "supabase-js loaded before anyone turned to the form").toEqual([]);
   await expect(preconnect).toHaveCount(0);
 
-  await form(page).email.focus();
+  await signUpForm(page).email.focus();
   await expect(preconnect).toHaveAttribute("crossorigin", "");
   await expect.poll(() => supabaseJs().length, { message: "supabase-js, once the form has focus" }).toBe(1);
 });
@@ -156,7 +195,7 @@ test("turning to the form fetches supabase-js and React's modules beside the isl
   // The island held back: whatever arrives meanwhile was asked for by client:form itself.
   const island = await holdBackScript(page);
   await page.goto("/");
-  await form(page).email.focus();
+  await signUpForm(page).email.focus();
   await expect
     .poll(() => supabaseJs().length, {
       message: "supabase-js, while the island is still on its way",
@@ -174,7 +213,7 @@ test("what is typed before the form hydrates is what is sent after it", async ({
   const email = uniqueEmail(testInfo);
   const island = await holdBackScript(page);
   await page.goto("/");
-  const f = form(page);
+  const f = signUpForm(page);
   await f.email.fill(email);
   await f.phone.fill(PHONE);
   island.release();
@@ -190,7 +229,7 @@ test("an address submitted before the form hydrates is checked like any other", 
   const inserts = countRestCalls(page);
   const island = await holdBackScript(page);
   await page.goto("/");
-  const f = form(page);
+  const f = signUpForm(page);
   await f.email.fill("future.example.com");
   await page.keyboard.press("Enter");
   island.release();
@@ -203,7 +242,7 @@ const noScriptSubmits: Array<[string, (page: Page) => Promise<void>]> = [
   ["pressing Enter in a field", (page) => page.keyboard.press("Enter")],
   // noWaitAfter: Chromium announces the form's navigation before the CSP blocks it, and
   // Playwright would wait for it forever.
-  ["clicking Notify Me", (page) => form(page).button.click({ noWaitAfter: true })],
+  ["clicking Notify Me", (page) => signUpForm(page).button.click({ noWaitAfter: true })],
 ];
 
 for (const [how, submit] of noScriptSubmits) {
@@ -220,7 +259,7 @@ for (const [how, submit] of noScriptSubmits) {
     const notice = page.locator("noscript p");
     await expect(notice).toBeVisible();
     await expect(notice).toHaveText(copy.needsJavaScript);
-    const f = form(page);
+    const f = signUpForm(page);
     await f.email.fill(email);
     await f.phone.fill(PHONE);
     if (how.startsWith("clicking")) await screenshot(page, testInfo, "form-without-javascript");

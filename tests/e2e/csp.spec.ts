@@ -2,26 +2,18 @@
 // every error, loading, success, the toasts, the not-found page. The browser reports a breach
 // as a securitypolicyviolation event (also for a <meta> policy); a real failure is had where it
 // can be (a real duplicate), the network fault is faked with page.route.
-import { expect, test, type Page } from "@playwright/test";
-import { content, oneOf } from "../content.ts";
-import { openLanding, uniqueEmail, watchCspViolations } from "./support.ts";
+import { expect, test } from "@playwright/test";
+import { content } from "../content.ts";
+import { openLanding, signUpForm, toast, uniqueEmail, watchCspViolations } from "./support.ts";
 
 const copy = content.form;
 
 const REST = "**/rest/v1/early_access*";
 
-const form = (page: Page) => ({
-  email: page.getByLabel(copy.emailLabel),
-  button: page.getByRole("button", { name: oneOf(copy.submit, copy.submitting) }),
-  message: page.getByTestId("form-message"),
-});
-
-const toast = (page: Page, title: string) => page.locator("[data-sonner-toast]").filter({ hasText: title });
-
 test("a full sign-up breaks no rule of the CSP", async ({ page }, testInfo) => {
   const violations = await watchCspViolations(page);
   await openLanding(page);
-  const f = form(page);
+  const f = signUpForm(page);
   await expect(page.locator("[data-local-time=live]")).toBeVisible();
 
   // The validation error.
@@ -48,20 +40,20 @@ test("a duplicate and a failed sign-up break no rule of the CSP", async ({ page 
   const violations = await watchCspViolations(page);
   const email = uniqueEmail(testInfo);
   await openLanding(page);
-  await form(page).email.fill(email);
-  await form(page).button.click();
+  await signUpForm(page).email.fill(email);
+  await signUpForm(page).button.click();
   await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
 
   await openLanding(page);
-  await form(page).email.fill(email);
-  await form(page).button.click();
+  await signUpForm(page).email.fill(email);
+  await signUpForm(page).button.click();
   await expect(toast(page, copy.toasts.duplicate.title)).toBeVisible();
 
   await page.route(REST, (route) => route.abort("internetdisconnected"));
-  await form(page).email.fill(uniqueEmail(testInfo, "-2"));
-  await form(page).button.click();
+  await signUpForm(page).email.fill(uniqueEmail(testInfo, "-2"));
+  await signUpForm(page).button.click();
   await expect(toast(page, copy.toasts.failed.title)).toBeVisible();
-  await expect(form(page).message).toHaveText(copy.errors.failed);
+  await expect(signUpForm(page).message).toHaveText(copy.errors.failed);
 
   expect(violations, "CSP violations during failed sign-ups").toEqual([]);
 });

@@ -2,22 +2,20 @@
 // backend. Real failures where they can be had (a real duplicate); network faults and a hang
 // are faked with page.route because they cannot be produced on demand.
 import { expect, test, type Page } from "@playwright/test";
-import { content, oneOf } from "../content.ts";
-import { countRestCalls, openLanding, screenshot, storedRows, uniqueEmail } from "./support.ts";
+import { content } from "../content.ts";
+import {
+  countRestCalls,
+  openLanding,
+  screenshot,
+  signUpForm,
+  storedRows,
+  toast,
+  uniqueEmail,
+} from "./support.ts";
 
 const copy = content.form;
 
 const REST = "**/rest/v1/early_access*";
-
-const form = (page: Page) => ({
-  email: page.getByLabel(copy.emailLabel),
-  phone: page.getByLabel(copy.phoneLabel),
-  button: page.getByRole("button", { name: oneOf(copy.submit, copy.submitting) }),
-  message: page.getByTestId("form-message"),
-  status: page.getByRole("status").filter({ hasNotText: /^$/ }),
-});
-
-const toast = (page: Page, title: string) => page.locator("[data-sonner-toast]").filter({ hasText: title });
 
 test("a sign-up shows loading, then the success panel, and is stored normalised", async ({
   page,
@@ -25,7 +23,7 @@ test("a sign-up shows loading, then the success panel, and is stored normalised"
   const email = uniqueEmail(testInfo);
   const inserts = countRestCalls(page);
   await openLanding(page);
-  const f = form(page);
+  const f = signUpForm(page);
 
   // Hold the request until the loading state has been checked, then let it through untouched.
   const release = Promise.withResolvers<void>();
@@ -60,9 +58,9 @@ test("a sign-up shows loading, then the success panel, and is stored normalised"
 test("an empty phone is stored as null", async ({ page }, testInfo) => {
   const email = uniqueEmail(testInfo);
   await openLanding(page);
-  await form(page).email.fill(email);
-  await form(page).phone.fill("   ");
-  await form(page).button.click();
+  await signUpForm(page).email.fill(email);
+  await signUpForm(page).phone.fill("   ");
+  await signUpForm(page).button.click();
   await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
   expect(await storedRows(email)).toEqual([{ email, phone: null }]);
 });
@@ -70,13 +68,13 @@ test("an empty phone is stored as null", async ({ page }, testInfo) => {
 test("an address already on the list is refused, and typing clears the error", async ({ page }, testInfo) => {
   const email = uniqueEmail(testInfo);
   await openLanding(page);
-  await form(page).email.fill(email);
-  await form(page).button.click();
+  await signUpForm(page).email.fill(email);
+  await signUpForm(page).button.click();
   await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
 
   // The same address again, in another case and with spaces: the database says 23505.
   await openLanding(page);
-  const f = form(page);
+  const f = signUpForm(page);
   await f.email.fill(` ${email.toUpperCase()} `);
   await f.button.click();
   await expect(f.message).toHaveText(copy.errors.duplicate);
@@ -103,7 +101,7 @@ for (const [name, typed] of [
   test(`${name} is refused before anything is sent`, async ({ page }, testInfo) => {
     const inserts = countRestCalls(page);
     await openLanding(page);
-    const f = form(page);
+    const f = signUpForm(page);
     await f.email.fill(typed);
     await f.button.click();
     await expect(f.message).toHaveText(copy.errors.invalid);
@@ -140,7 +138,7 @@ for (const [name, breakNetwork] of failures) {
   test(`when ${name}, the form says something went wrong`, async ({ page }, testInfo) => {
     await openLanding(page);
     await breakNetwork(page);
-    const f = form(page);
+    const f = signUpForm(page);
     await f.email.fill(uniqueEmail(testInfo));
     await f.button.click();
     await expect(f.message).toHaveText(copy.errors.failed);
@@ -158,7 +156,7 @@ test("a request without an answer is given up after 15 seconds", async ({ page }
   await page.clock.install();
   await openLanding(page);
   await page.route(REST, (route) => (route.request().method() === "POST" ? undefined : route.continue()));
-  const f = form(page);
+  const f = signUpForm(page);
   await f.email.fill(uniqueEmail(testInfo));
   await f.button.click();
   await expect(f.button).toHaveText(copy.submitting);
@@ -178,7 +176,7 @@ test("a double submission sends one request", async ({ page }, testInfo) => {
     if (route.request().method() === "POST") await release.promise;
     await route.continue();
   });
-  const f = form(page);
+  const f = signUpForm(page);
   await f.email.fill(uniqueEmail(testInfo));
   // Two submits in the same task, before React can re-render; then, while the first request
   // is pending, a double click and Enter.

@@ -6,7 +6,10 @@ import { expect, type Page, type TestInfo } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { LOCAL_SECRET_KEY } from "../../server/local-supabase/keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../src/local-supabase.ts";
+import { content, oneOf } from "../content.ts";
 import { useTestEnvironment } from "../test-environment.ts";
+
+const copy = content.form;
 
 /** The local backend the tests' server runs, on the tests' own port. */
 export const API_URL = useTestEnvironment().apiUrl;
@@ -61,10 +64,34 @@ export async function screenshot(
   await testInfo.attach(name, { path, contentType: "image/png" });
 }
 
+/** The sign-up form's parts, by what the visitor reads (src/content/site.yaml). */
+export function signUpForm(page: Page) {
+  return {
+    island: page.locator('astro-island[client="form"]'),
+    email: page.getByLabel(copy.emailLabel),
+    phone: page.getByLabel(copy.phoneLabel),
+    button: page.getByRole("button", { name: oneOf(copy.submit, copy.submitting) }),
+    message: page.getByTestId("form-message"),
+    status: page.getByRole("status").filter({ hasNotText: /^$/ }),
+  };
+}
+
+/** The toast with this title. */
+export const toast = (page: Page, title: string) =>
+  page.locator("[data-sonner-toast]").filter({ hasText: title });
+
 /** Fails with every rule axe finds broken on the page as it is now, in `state`. */
 export async function expectNoAxeViolations(page: Page, state: string): Promise<void> {
-  // Toasts animate in: wait for them to settle so axe sees their final colours.
-  await page.waitForTimeout(500);
+  // Toasts animate in: wait until nothing moves or fades any more, so axe sees final colours.
+  await expect
+    .poll(
+      () => page.evaluate(() => document.getAnimations().filter((a) => a.playState === "running").length),
+      {
+        message: "animations still running",
+        timeout: 5_000,
+      },
+    )
+    .toBe(0);
   const { violations } = await new AxeBuilder({ page }).analyze();
   const summary = violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   expect(summary, `${violations.length} accessibility violations in ${state}`).toEqual([]);

@@ -15,7 +15,8 @@ beforeEach(async () => {
   vi.resetModules();
   early = await import("../../src/lib/sign-up-before-hydration");
   document.body.innerHTML =
-    '<astro-island><form><input name="email" type="email" /><button type="submit"></button></form></astro-island>';
+    '<astro-island><section><form><h2 id="heading">Heading</h2><input name="email" type="email" />' +
+    '<button type="submit"></button></form><p role="status"></p></section></astro-island>';
   island = document.querySelector("astro-island")!;
   form = island.querySelector("form")!;
 });
@@ -76,6 +77,83 @@ describe("once the island's module has arrived", () => {
     submit();
     expect(send).toHaveBeenCalledTimes(2);
     expect(state()).toEqual(["sent", "true"]);
+  });
+});
+
+/** The page's success panel, as index.astro renders it into its template. */
+function addSuccessTemplate() {
+  document.body.insertAdjacentHTML(
+    "beforeend",
+    `<template id="${early.SUCCESS_TEMPLATE}"><div data-testid="success-panel"><h2 tabindex="-1">Welcome</h2><p>Message</p></div></template>`,
+  );
+}
+
+/** Sends a submit before hydration, and lets its answer, `outcome`, come back. */
+async function answered(outcome: Outcome) {
+  early.holdSubmits(island);
+  submit();
+  const { send, answer, promise } = sender(outcome);
+  early.sendBeforeHydration(island, send);
+  answer();
+  await promise;
+  await Promise.resolve();
+}
+
+describe("a success answered before React hydrates", () => {
+  it("replaces the form with the page's success panel, says so, and moves the focus there", async () => {
+    addSuccessTemplate();
+    await answered("registered");
+    expect(state()).toEqual(["shown", null]);
+    expect(island.querySelector("form")).toBeNull();
+    const heading = island.querySelector("[data-testid=success-panel] h2");
+    // The heading that labels the section is now the panel's.
+    expect(heading?.id).toBe("heading");
+    expect(document.activeElement).toBe(heading);
+    expect(island.querySelector("[role=status]")?.textContent).toBe("Welcome. Message");
+    expect(early.shownBeforeHydration()).toBe(true);
+    expect(early.takeOver(heading!)).toBe("shown");
+    expect(state()).toEqual(["island", null]);
+  });
+
+  it.each<Outcome>(["duplicate", "failed"])("leaves a %s answer to the island", async (outcome) => {
+    addSuccessTemplate();
+    await answered(outcome);
+    expect(state()).toEqual(["answered", "true"]);
+    expect(island.querySelector("form")).not.toBeNull();
+    expect(early.shownBeforeHydration()).toBe(false);
+  });
+
+  it("has React wait while the answer travels, and shows the success first", async () => {
+    addSuccessTemplate();
+    early.holdSubmits(island);
+    submit();
+    const { send, answer, promise } = sender();
+    early.sendBeforeHydration(island, send);
+    const hydrate = vi.fn();
+    early.hydrateWhenAnswered(island, hydrate);
+    // React hydrates after the answer, not while it travels.
+    expect(hydrate).not.toHaveBeenCalled();
+    answer();
+    await promise;
+    await Promise.resolve();
+    await new Promise((settled) => setTimeout(settled));
+    expect(state()).toEqual(["shown", null]);
+    expect(hydrate).toHaveBeenCalledTimes(1);
+  });
+
+  it("is left to the island when React started to hydrate before the sign-up was sent", async () => {
+    addSuccessTemplate();
+    const hydrate = vi.fn();
+    early.hydrateWhenAnswered(island, hydrate);
+    expect(hydrate).toHaveBeenCalledTimes(1);
+    await answered("registered");
+    expect(state()).toEqual(["answered", "true"]);
+    expect(island.querySelector("form")).not.toBeNull();
+  });
+
+  it("is left to the island on a page without the panel", async () => {
+    await answered("registered");
+    expect(state()).toEqual(["answered", "true"]);
   });
 });
 
