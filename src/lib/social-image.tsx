@@ -108,7 +108,7 @@ function SocialImage({ badge, name, year, tagline }: SocialImageCopy) {
           fontSize: 150,
           fontWeight: 700,
           lineHeight: 1.1,
-          backgroundImage: "linear-gradient(180deg, #f0abfc, #8b5cf6 55%, #22d3ee)",
+          backgroundImage: "linear-gradient(180deg, #f0abfc, #a78bfa 55%, #22d3ee)",
           backgroundClip: "text",
           color: "transparent",
         }}
