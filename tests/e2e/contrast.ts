@@ -40,10 +40,15 @@ function markTexts(page: Page, within: string): Promise<number> {
       const hidden = getComputedStyle(element).visibility !== "visible" || element.closest("noscript");
       if (!hidden && box.width >= 2 && box.height >= 2) found.add(element);
     }
-    for (const input of root.querySelectorAll<HTMLInputElement>("input[placeholder]")) {
-      if (!input.value) found.add(input);
+    // A field's text: what was typed, else its placeholder.
+    for (const input of root.querySelectorAll<HTMLInputElement>("input")) {
+      if (input.value || input.placeholder) found.add(input);
     }
-    [...found].forEach((element, index) => element.setAttribute("data-contrast", String(index)));
+    [...found].forEach((element, index) => {
+      element.setAttribute("data-contrast", String(index));
+      // Underlines are not text, and would pass for its colour: gone from both captures.
+      element.style.setProperty("text-decoration-color", "transparent", "important");
+    });
     return found.size;
   }, within);
 }
@@ -52,7 +57,7 @@ function markTexts(page: Page, within: string): Promise<number> {
 function hideTexts(page: Page, hidden: boolean): Promise<void> {
   return page.evaluate((hidden) => {
     for (const element of document.querySelectorAll<HTMLElement>("[data-contrast]")) {
-      if (element instanceof HTMLInputElement) {
+      if (element instanceof HTMLInputElement && !element.value) {
         if (hidden) element.dataset.contrastPlaceholder = element.placeholder;
         element.placeholder = hidden ? "" : element.dataset.contrastPlaceholder!;
         continue;
@@ -60,7 +65,7 @@ function hideTexts(page: Page, hidden: boolean): Promise<void> {
       // Text drawn as its background (background-clip: text) goes with the element's visibility;
       // other text with its colour, so that the element's own background stays.
       const clipped = getComputedStyle(element).backgroundClip === "text";
-      const props = clipped ? ["visibility"] : ["color", "-webkit-text-fill-color", "text-decoration-color"];
+      const props = clipped ? ["visibility"] : ["color", "-webkit-text-fill-color"];
       for (const target of [element, ...element.querySelectorAll<HTMLElement>("*")]) {
         for (const prop of props) {
           if (!hidden) target.style.removeProperty(prop);
@@ -91,7 +96,9 @@ function boxesInView(page: Page, pending: number[]): Promise<Box[]> {
       const [right, bottom] = [Math.ceil(box.right) + pad, Math.ceil(box.bottom) + pad];
       if (left < 0 || top < 0 || right > innerWidth || bottom > innerHeight) continue;
       const words =
-        target instanceof HTMLInputElement ? `${target.placeholder} (placeholder)` : target.textContent!;
+        target instanceof HTMLInputElement
+          ? target.value || `${target.placeholder} (placeholder)`
+          : target.textContent!;
       const scale = devicePixelRatio;
       boxes.push({
         index,
@@ -182,9 +189,10 @@ export async function measureContrast(
   }
   await stopAnimations(page, null);
   await page.evaluate(() =>
-    document
-      .querySelectorAll("[data-contrast]")
-      .forEach((element) => element.removeAttribute("data-contrast")),
+    document.querySelectorAll<HTMLElement>("[data-contrast]").forEach((element) => {
+      element.removeAttribute("data-contrast");
+      element.style.removeProperty("text-decoration-color");
+    }),
   );
   return [...worst].sort(([a], [b]) => a - b).map(([, measured]) => measured);
 }
