@@ -31,7 +31,7 @@ function markTexts(page: Page, within: string): Promise<number> {
   return page.evaluate((within) => {
     const root = document.querySelector(within) ?? document.body;
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    const found = new Set<Element>();
+    const found = new Set<HTMLElement>();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const element = node.parentElement!;
       if (!node.textContent!.trim() || found.has(element)) continue;
