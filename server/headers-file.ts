@@ -4,9 +4,14 @@
 //
 // The part of the format this site uses: a line with a URL path starts a rule (`*` matches
 // anything, `:name` one path segment), the indented `Name: value` lines below it are its headers,
-// and `#` starts a comment.
+// and `#` starts a comment. Every rule whose path matches adds its headers; a header a rule
+// names twice is sent once, its values joined by commas, as both hosts document. The hosts part
+// where two matching rules name the same header: Cloudflare Pages joins their values, Netlify
+// keeps one. Such a file means different things on each, so it is refused here.
 
 export interface HeaderRule {
+  /** The path as written, to name it in an error. */
+  source: string;
   path: RegExp;
   headers: [name: string, value: string][];
 }
@@ -17,7 +22,7 @@ export function parseHeadersFile(text: string): HeaderRule[] {
     const content = line.trim();
     if (content === "" || content.startsWith("#")) continue;
     if (!/^\s/.test(line)) {
-      rules.push({ path: pathPattern(content), headers: [] });
+      rules.push({ source: content, path: pathPattern(content), headers: [] });
       continue;
     }
     const header = content.match(/^([!#$%&'*+.^`|~\w-]+):\s*(.*)$/);
@@ -37,16 +42,25 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-/** The headers of every rule whose path matches; a name given more than once has its values joined. */
+/**
+ * The headers of every rule whose path matches, by lower-case name. Throws when two of those
+ * rules name the same header, which the hosts read differently.
+ */
 export function headersFor(rules: HeaderRule[], pathname: string): Record<string, string> {
-  const found = new Map<string, [name: string, value: string]>();
+  const found = new Map<string, { rule: HeaderRule; value: string }>();
   for (const rule of rules) {
     if (!rule.path.test(pathname)) continue;
     for (const [name, value] of rule.headers) {
       const key = name.toLowerCase();
       const earlier = found.get(key);
-      found.set(key, earlier ? [earlier[0], `${earlier[1]}, ${value}`] : [name, value]);
+      if (earlier && earlier.rule !== rule) {
+        throw new Error(
+          `_headers: ${name} for ${pathname} comes from two rules, ${earlier.rule.source} and ${rule.source}; ` +
+            "Cloudflare Pages would send both values and Netlify one: name it in one rule only.",
+        );
+      }
+      found.set(key, { rule, value: earlier ? `${earlier.value}, ${value}` : value });
     }
   }
-  return Object.fromEntries(found.values());
+  return Object.fromEntries([...found].map(([key, { value }]) => [key, value]));
 }

@@ -40,8 +40,8 @@ const COMPRESSIBLE = new Set([
   ".xml",
 ]);
 
-// Astro fingerprints everything under /_astro/, so those files never change under a URL.
-const IMMUTABLE_PREFIX = "/_astro/";
+// What Netlify and Cloudflare Pages send for a file `_headers` names no Cache-Control for.
+const REVALIDATE = "public, max-age=0, must-revalidate";
 
 // Read by the host, never served, as on Netlify and Cloudflare Pages.
 const HEADERS_FILE = "_headers";
@@ -89,7 +89,7 @@ export function createStaticHost({ root }: StaticHostOptions) {
     // Every answer carries them, a 404 or a 405 too.
     const ruled = headersFor(await headerRules(), pathname ?? "/");
     if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { ...ruled, Allow: "GET, HEAD" }).end();
+      res.writeHead(405, { ...ruled, allow: "GET, HEAD" }).end();
       return 405;
     }
     const found =
@@ -100,27 +100,26 @@ export function createStaticHost({ root }: StaticHostOptions) {
     const encoding = COMPRESSIBLE.has(ext) ? negotiate(req.headers["accept-encoding"]) : "identity";
     const body = file && (await variant(file, encoding));
     if (!body) {
-      res.writeHead(404, { ...ruled, "Content-Type": "text/plain; charset=utf-8" }).end("Not found");
+      res.writeHead(404, { ...ruled, "content-type": "text/plain; charset=utf-8" }).end("Not found");
       return 404;
     }
 
     const headers: Record<string, string> = {
-      "Content-Type": CONTENT_TYPES[ext] ?? "application/octet-stream",
-      "Cache-Control":
-        status === 200 && pathname!.startsWith(IMMUTABLE_PREFIX)
-          ? "public, max-age=31536000, immutable"
-          : "public, max-age=0, must-revalidate",
-      ETag: body.etag,
+      "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",
+      etag: body.etag,
       ...ruled,
+      // The file's caching, as `_headers` says (/_astro/* for a year); never for a missing one,
+      // which a build may add under its path.
+      "cache-control": (status === 200 && ruled["cache-control"]) || REVALIDATE,
     };
-    if (COMPRESSIBLE.has(ext)) headers["Vary"] = "Accept-Encoding";
-    if (encoding !== "identity") headers["Content-Encoding"] = encoding;
+    if (COMPRESSIBLE.has(ext)) headers["vary"] = "Accept-Encoding";
+    if (encoding !== "identity") headers["content-encoding"] = encoding;
 
     if (status === 200 && req.headers["if-none-match"] === body.etag) {
       res.writeHead(304, headers).end();
       return 304;
     }
-    headers["Content-Length"] = String(body.body.length);
+    headers["content-length"] = String(body.body.length);
     res.writeHead(status, headers);
     res.end(req.method === "HEAD" ? undefined : body.body);
     return status;

@@ -4,9 +4,9 @@
 // stale and nothing needs a native binary. It never reaches the browser's JavaScript.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { initWasm, Resvg } from "@resvg/resvg-wasm";
 import satori from "satori";
 import { THEME_COLOR } from "../consts";
+import { svgToPng } from "./svg-to-png";
 
 export const SOCIAL_IMAGE = { width: 1200, height: 630 } as const;
 
@@ -40,17 +40,12 @@ export function fittingFontSize(text: string, max: number, width: number, min = 
   return Math.round(Math.max(min, Math.min(max, width / (text.length * 0.64))));
 }
 
-let resvgReady: Promise<void> | undefined;
-
 export async function renderSocialImage(copy: SocialImageCopy): Promise<Uint8Array<ArrayBuffer>> {
   const svg = await satori(<SocialImage {...copy} />, {
     ...SOCIAL_IMAGE,
     fonts: await Promise.all([font(400), font(700)]),
   });
-  resvgReady ??= readFile(resolve("@resvg/resvg-wasm/index_bg.wasm")).then(initWasm);
-  await resvgReady;
-  // Copied out of WebAssembly's memory, into a buffer a Response takes.
-  return new Uint8Array(new Resvg(svg).render().asPng());
+  return svgToPng(svg);
 }
 
 /** The page's look (src/styles/global.css: .backdrop, .headline, .year, Badge.astro), as satori draws it. */
@@ -113,7 +108,7 @@ function SocialImage({ badge, name, year, tagline }: SocialImageCopy) {
           fontSize: 150,
           fontWeight: 700,
           lineHeight: 1.1,
-          backgroundImage: "linear-gradient(180deg, #f0abfc, #8b5cf6 55%, #22d3ee)",
+          backgroundImage: "linear-gradient(180deg, #f0abfc, #a78bfa 55%, #22d3ee)",
           backgroundClip: "text",
           color: "transparent",
         }}

@@ -11,7 +11,8 @@ import { createStaticHost } from "../../server/static-host.ts";
 const INDEX = "<!doctype html><title>home</title>" + "<p>The Future Awaits</p>".repeat(50);
 const NOT_FOUND = "<!doctype html><title>404</title>";
 const SCRIPT = "console.log('island');".repeat(20);
-const HEADERS = "/*\n  X-Frame-Options: DENY\n/_astro/*\n  X-Robots-Tag: noindex\n";
+const HEADERS =
+  "/*\n  X-Frame-Options: DENY\n/_astro/*\n  X-Robots-Tag: noindex\n  Cache-Control: public, max-age=31536000, immutable\n";
 
 let server: Server;
 let base: string;
@@ -125,13 +126,13 @@ describe("compression", () => {
 });
 
 describe("caching", () => {
-  it("caches fingerprinted assets for a year", async () => {
+  it("caches a file as _headers says", async () => {
     const response = await get("/_astro/island.abc123.js");
     expect(response.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
     expect(response.headers["content-type"]).toBe("text/javascript; charset=utf-8");
   });
 
-  it("revalidates pages, and answers 304 when they have not changed", async () => {
+  it("revalidates what _headers says nothing of, and answers 304 when it has not changed", async () => {
     const first = await get("/");
     expect(first.headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
     const again = await get("/", { "if-none-match": first.headers.etag! });
@@ -139,7 +140,7 @@ describe("caching", () => {
     expect(again.body.length).toBe(0);
   });
 
-  it("never caches the not-found answer as immutable", async () => {
+  it("never caches the not-found answer as _headers says of the path", async () => {
     const response = await get("/_astro/missing.js");
     expect(response.headers["cache-control"]).toBe("public, max-age=0, must-revalidate");
   });

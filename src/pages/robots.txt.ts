@@ -1,0 +1,10 @@
+// /robots.txt: every page may be crawled; a build for the public address names its sitemap.
+import type { APIRoute } from "astro";
+import { publicSite, robotsTxt, sitemapUrl } from "../lib/search-files";
+
+export const GET: APIRoute = ({ site }) => {
+  const publicAddress = publicSite(site);
+  return new Response(robotsTxt(publicAddress && sitemapUrl(publicAddress)), {
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  });
+};
