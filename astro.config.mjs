@@ -11,8 +11,8 @@ import {
   refuseSecretKeysInPublicVariables,
   siteUrl,
   supabaseUrl,
-} from "./src/environment.ts";
-import { LOCAL_PUBLISHABLE_KEY } from "./src/local-supabase.ts";
+} from "./config/environment.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "./config/local-supabase.ts";
 
 /** The environment as astro:env reads it: the process's own variables, then `.env` files. */
 const env = readEnvironment();
@@ -20,8 +20,8 @@ const env = readEnvironment();
 // PUBLIC_ variables end up in the pages: a secret key there would hand the list to anyone.
 refuseSecretKeysInPublicVariables(env);
 
-// The local defaults are the Supabase CLI's (src/local-supabase.ts), so a build works against
-// `supabase start` and against the local backend `npm start` runs without any configuration; the
+// The local defaults are the Supabase CLI's (config/local-supabase.ts), so a build works against
+// `supabase start` and against the local Supabase `npm start` runs without any configuration; the
 // URL follows SUPABASE_API_PORT, where `npm start` runs that backend.
 const SUPABASE_URL = supabaseUrl(env);
 
@@ -45,7 +45,7 @@ function sonnerStyleHash() {
 
 /**
  * The site's public address (`site`): SITE_URL, which a build for a Supabase project elsewhere
- * must be given (src/environment.ts says so and stops it); a hook, to know it is a build.
+ * must be given (config/environment.ts says so and stops it); a hook, to know it is a build.
  */
 /** @type {import("astro").AstroIntegration} */
 const siteAddress = {
@@ -107,6 +107,9 @@ export default defineConfig({
         access: "public",
         default: LOCAL_PUBLISHABLE_KEY,
       }),
+      // Whether the build is for the site's public address (robots.txt and sitemap.xml say so);
+      // its value is checked by siteUrl() above.
+      SITE_URL: envField.string({ context: "server", access: "public", optional: true }),
     },
   },
 });

@@ -6,6 +6,21 @@ import astro from "eslint-plugin-astro";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/** An import that leaves the importing file's folder for one of these top-level folders. */
+const into = (/** @type {string[]} */ ...folders) => `^(\\.\\./)+(${folders.join("|")})(/|$)`;
+
+/**
+ * A boundary between the parts of the project (README.md, "Layout"): what `files` may not import.
+ * @param {string[]} files
+ * @param {string} regex
+ * @param {string} message
+ * @returns {import("eslint").Linter.Config}
+ */
+const boundary = (files, regex, message) => ({
+  files,
+  rules: { "no-restricted-imports": ["error", { patterns: [{ regex, message }] }] },
+});
+
 export default defineConfig(
   {
     ignores: ["dist/", ".astro/", "node_modules/", "test-results/", "playwright-report/", "tests/artifacts/"],
@@ -16,5 +31,20 @@ export default defineConfig(
   {
     languageOptions: { globals: { ...globals.browser, ...globals.node } },
   },
+  boundary(
+    ["src/**"],
+    into("config", "tools", "tests", "bench", "supabase"),
+    "The site imports from src/ alone: it is what visitors download.",
+  ),
+  boundary(
+    ["tools/**", "bench/**"],
+    `${into("tests")}|^(\\.\\./)+src/(?!lib/(sign-up-rules|calendar-day)\\.ts$)`,
+    "The tools take from the site only its pure rules (src/lib/sign-up-rules.ts, src/lib/calendar-day.ts), and nothing from the tests.",
+  ),
+  boundary(
+    ["config/**"],
+    into("src", "tools", "tests", "bench"),
+    "config/ holds what the site's build and the tools share: it imports neither.",
+  ),
   prettier,
 );

@@ -1,7 +1,7 @@
 // @ts-check
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "./tests/chromium.ts";
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "./tools/chromium.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, never the developer's; `npm test` has
@@ -10,7 +10,9 @@ import { useTestEnvironment } from "./tests/test-environment.ts";
 const { siteUrl, dist } = useTestEnvironment();
 
 export default defineConfig({
-  testDir: "tests/e2e",
+  // Every browser test, beside the tests of the same subject (tests/README.md).
+  testDir: "tests",
+  testMatch: "**/*.spec.ts",
   outputDir: "test-results",
   fullyParallel: true,
   forbidOnly: !!process.env.CI,
@@ -28,10 +30,10 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    // The production build served as `npm start` serves it, with the local backend on a
+    // The production build served as `npm start` serves it, with the local Supabase on a
     // throwaway database (so each run starts empty), on the tests' own ports. Every setting it
     // reads is in the environment useTestEnvironment() set, which it inherits.
-    command: `node server/start.ts --dist ${dist}${process.env.E2E_PREBUILT ? " --no-build" : ""}`,
+    command: `node tools/start.ts --dist ${dist}${process.env.E2E_PREBUILT ? " --no-build" : ""}`,
     url: siteUrl,
     // Never a server someone else started: its data and its build are not the tests' to touch.
     reuseExistingServer: false,

@@ -6,84 +6,41 @@ import { useTestEnvironment } from "./tests/test-environment.ts";
 // process a test starts (tests/test-environment.ts).
 useTestEnvironment();
 
+/** The run's PostgreSQL server, set up as a hosted Supabase project is (tests/support/). */
+const postgres = {
+  environment: "node",
+  globalSetup: ["tests/support/postgres.setup.ts"],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+/** The site built once into the run's own folder. */
+const build = { environment: "node", globalSetup: ["tests/support/build.setup.ts"] };
+
+// One project per subject, named after its folder in tests/ (tests/README.md).
 export default defineConfig({
   test: {
     projects: [
       {
-        // Pure logic and the React islands, in a simulated DOM.
-        test: {
-          name: "unit",
-          include: ["tests/unit/**/*.test.{ts,tsx}"],
-          environment: "jsdom",
-        },
+        // The site's logic and islands, in a simulated DOM.
+        test: { name: "site", include: ["tests/site/*.test.{ts,tsx}"], environment: "jsdom" },
         esbuild: { jsx: "automatic" },
       },
-      {
-        // The local Supabase backend, driven through supabase-js over real HTTP, on a real
-        // PostgreSQL server with real concurrent connections, set up as a hosted Supabase
-        // project is (tests/backend/postgres/).
-        test: {
-          name: "backend",
-          include: ["tests/backend/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["tests/backend/postgres/setup.ts"],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
-      },
-      {
-        // The static host `npm start` serves the build with, and the build it serves.
-        test: {
-          name: "server",
-          include: ["tests/server/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["tests/build.setup.ts"],
-        },
-      },
-      {
-        // deploy/nginx.conf in a real nginx, serving the tests' own build.
-        test: {
-          name: "deploy",
-          include: ["tests/deploy/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["tests/build.setup.ts"],
-        },
-      },
-      {
-        // An editor's change to the content file, built in a copy of the project, against the
-        // tests' own build of this one.
-        test: {
-          name: "editing",
-          include: ["tests/editing/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["tests/build.setup.ts"],
-        },
-      },
-      {
-        // The tests leave a developer's running `npm start` alone: its data, its build, its ports.
-        test: {
-          name: "isolation",
-          include: ["tests/isolation/**/*.test.ts"],
-          environment: "node",
-        },
-      },
-      {
-        // What `npm ci` installs: every platform's native binaries are in the lock.
-        test: {
-          name: "install",
-          include: ["tests/install/**/*.test.ts"],
-          environment: "node",
-        },
-      },
-      {
-        // What the production build in dist/ ships: bytes, not time, so it never flakes.
-        test: {
-          name: "budget",
-          include: ["tests/budget/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["tests/build.setup.ts"],
-        },
-      },
+      // What the build ships, and an editor's change built anew.
+      { test: { name: "site-build", include: ["tests/site/build/**/*.test.ts"], ...build } },
+      // The database's rules, on a real server with real concurrent connections.
+      { test: { name: "database", include: ["tests/database/**/*.test.ts"], ...postgres } },
+      // The local Supabase: its REST answers, its process and its data folder.
+      { test: { name: "local-supabase", include: ["tests/local-supabase/**/*.test.ts"], ...postgres } },
+      // The owner's command, as a process and its pure parts.
+      { test: { name: "sign-ups", include: ["tests/sign-ups/**/*.test.ts"], ...postgres } },
+      // The static host `npm start` uses, and deploy/nginx.conf in a real nginx.
+      { test: { name: "hosting", include: ["tests/hosting/**/*.test.ts"], ...build } },
+      // The settings the build and every command read.
+      { test: { name: "config", include: ["tests/config/**/*.test.ts"], environment: "node" } },
+      // A developer's running `npm start` is left alone by a test run.
+      { test: { name: "isolation", include: ["tests/isolation/**/*.test.ts"], environment: "node" } },
+      // What `npm ci` installs: every platform's native binaries are in the lock.
+      { test: { name: "install", include: ["tests/install/**/*.test.ts"], environment: "node" } },
     ],
   },
 });

@@ -6,10 +6,10 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openLocalDatabase } from "../server/local-supabase/database/local-database.ts";
-import { runNpmScript } from "../tests/npm-script.ts";
-import { freePorts } from "../tests/test-environment.ts";
-import { runBackend } from "./support.ts";
+import { openLocalDatabase } from "../tools/local-supabase/database/local-database.ts";
+import { runNpmScript } from "../tools/npm-script.ts";
+import { freePorts } from "../tools/processes.ts";
+import { startLocalSupabaseProcess } from "./support.ts";
 
 const SIZES = [10_000, 100_000];
 
@@ -26,7 +26,7 @@ const REPORT_PEAK =
       process.stderr.write("\\npeak-rss-kib=" + peak + "\\n");
     });`);
 
-/** Whatever a .env says: the local backend on its own server, the local keys. */
+/** Whatever a .env says: the local Supabase on its own server, the local keys. */
 const LOCAL_ONLY = {
   PUBLIC_SUPABASE_URL: "",
   SUPABASE_SECRET_KEY: "",
@@ -78,9 +78,9 @@ async function exportOnce(settings: Record<string, string>): Promise<Measure> {
 }
 
 /** `npm run backend` on the folder, on a port of its own, until `work` is done. */
-async function withBackend<T>(dataDir: string, work: (port: number) => Promise<T>): Promise<T> {
+async function withLocalSupabase<T>(dataDir: string, work: (port: number) => Promise<T>): Promise<T> {
   const [port] = freePorts(1) as [number];
-  const backend = await runBackend({
+  const backend = await startLocalSupabaseProcess({
     ...LOCAL_ONLY,
     SUPABASE_DATA_DIR: dataDir,
     SUPABASE_API_PORT: String(port),
@@ -104,7 +104,7 @@ try {
     const dataDir = await dataFolder(rows);
     // The command's settings name the folder the running backend holds, as the owner's `.env` does
     // beside `npm start`: a backend holding another folder would be refused.
-    const running = await withBackend(dataDir, (port) =>
+    const running = await withLocalSupabase(dataDir, (port) =>
       exportOnce({ SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) }),
     );
     console.log(row(rows, "running (`npm start`)", running));

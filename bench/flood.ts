@@ -1,5 +1,5 @@
 // `npm run bench:flood`: what a script's flood costs the real visitors around it, on a real
-// PostgreSQL server that keeps every commit on disk, each request run the way the local backend
+// PostgreSQL server that keeps every commit on disk, each request run the way the local Supabase
 // runs it (PostgREST's transaction: the request's settings with anon's 3 s statement timeout,
 // the insert and its read-back), without HTTP in between.
 //
@@ -13,11 +13,11 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startCluster, SUPERUSER } from "../server/local-supabase/database/cluster.ts";
-import type { Database } from "../server/local-supabase/database/database.ts";
-import { connectPool } from "../server/local-supabase/database/pool.ts";
-import { OWNER, setUpSupabaseProject } from "../server/local-supabase/database/supabase-project.ts";
-import { createPostgrest, type Postgrest } from "../server/local-supabase/postgrest.ts";
+import { startCluster, SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
+import type { Database } from "../tools/local-supabase/database/database.ts";
+import { connectPool } from "../tools/local-supabase/database/pool.ts";
+import { OWNER, setUpSupabaseProject } from "../tools/local-supabase/database/supabase-project.ts";
+import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
 import { median, ms, table } from "./support.ts";
 
 const ONE_AT_A_TIME = 300;

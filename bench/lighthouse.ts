@@ -16,8 +16,8 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { launch } from "chrome-launcher";
 import lighthouse, { type Result } from "lighthouse";
-import { astro, exited } from "../server/processes.ts";
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../tests/chromium.ts";
+import { astro, exited } from "../tools/processes.ts";
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../tools/chromium.ts";
 import { filesUnder, median, ms, serve, table } from "./support.ts";
 
 const DIST = resolve("dist");

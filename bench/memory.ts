@@ -8,9 +8,9 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCAL_SECRET_KEY } from "../server/local-supabase/keys.ts";
-import { npmScriptArgs } from "../tests/npm-script.ts";
-import { freePorts } from "../tests/test-environment.ts";
+import { LOCAL_SECRET_KEY } from "../config/local-supabase.ts";
+import { npmScriptArgs } from "../tools/npm-script.ts";
+import { freePorts } from "../tools/processes.ts";
 
 const SAMPLE_AT_SECONDS = [5, 10, 30, 60];
 

@@ -1,5 +1,5 @@
 // `npm run bench:chart`: how long `npm run sign-ups -- count` (the totals and the chart by day)
-// and `count --hours` take with 1,000,000 sign-ups on the local backend, counted by the database's
+// and `count --hours` take with 1,000,000 sign-ups on the local Supabase, counted by the database's
 // views (supabase/schemas/40_sign_ups_by_hour.sql). Two lists of that size: one gathered over a
 // year, and one whose every sign-up came in the chart's 30 days (a launch), the most the views can
 // be asked to count. 1% of each is marked. With the backend running (the command is then only a
@@ -11,19 +11,19 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@supabase/supabase-js";
-import { openLocalDatabase } from "../server/local-supabase/database/local-database.ts";
-import { LOCAL_SECRET_KEY } from "../server/local-supabase/keys.ts";
-import { signUpsApi } from "../server/sign-ups/api.ts";
-import { chartWindow } from "../server/sign-ups/growth.ts";
-import { runNpmScript } from "../tests/npm-script.ts";
-import { freePorts } from "../tests/test-environment.ts";
-import { median, runBackend, table } from "./support.ts";
+import { openLocalDatabase } from "../tools/local-supabase/database/local-database.ts";
+import { LOCAL_SECRET_KEY } from "../config/local-supabase.ts";
+import { signUpsClient } from "../tools/sign-ups/client.ts";
+import { chartWindow } from "../tools/sign-ups/growth.ts";
+import { runNpmScript } from "../tools/npm-script.ts";
+import { freePorts } from "../tools/processes.ts";
+import { median, startLocalSupabaseProcess, table } from "./support.ts";
 
 const SIGN_UPS = 1_000_000;
 const RUNS = 7;
 const TARGET_SECONDS = 2;
 
-/** Whatever a .env says: the local backend on its own server, the local keys. */
+/** Whatever a .env says: the local Supabase on its own server, the local keys. */
 const LOCAL_ONLY = {
   PUBLIC_SUPABASE_URL: "",
   SUPABASE_SECRET_KEY: "",
@@ -81,7 +81,7 @@ async function time(args: string[], settings: Record<string, string>, runs = RUN
 async function timeReads(port: number): Promise<number[]> {
   const url = `http://127.0.0.1:${port}`;
   const client = createClient(url, LOCAL_SECRET_KEY, { auth: { persistSession: false } });
-  const signUps = signUpsApi(client, { url, keySource: "the local secret key" });
+  const signUps = signUpsClient(client, { url, keySource: "the local secret key" });
   const seconds: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const started = performance.now();
@@ -103,7 +103,7 @@ try {
     const dataDir = await dataFolder(spread);
     const [port] = freePorts(1) as [number];
     const settings = { SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) };
-    const backend = await runBackend({ ...LOCAL_ONLY, ...settings });
+    const backend = await startLocalSupabaseProcess({ ...LOCAL_ONLY, ...settings });
     try {
       rows.push([name, "its two reads alone", "running", figure(await timeReads(port)), ""]);
       for (const args of [["count"], ["count", "--hours"]]) {

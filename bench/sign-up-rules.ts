@@ -20,11 +20,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startCluster, SUPERUSER } from "../server/local-supabase/database/cluster.ts";
-import type { Database } from "../server/local-supabase/database/database.ts";
-import { connectPool } from "../server/local-supabase/database/pool.ts";
-import { OWNER, setUpSupabaseProject } from "../server/local-supabase/database/supabase-project.ts";
-import { createPostgrest, type Postgrest } from "../server/local-supabase/postgrest.ts";
+import { startCluster, SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
+import type { Database } from "../tools/local-supabase/database/database.ts";
+import { connectPool } from "../tools/local-supabase/database/pool.ts";
+import { OWNER, setUpSupabaseProject } from "../tools/local-supabase/database/supabase-project.ts";
+import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
 import { median, ms, table } from "./support.ts";
 
 const { values: options } = parseArgs({

@@ -16,22 +16,22 @@
 // Supabase's REST answer is a stub (201 with the row, 100 ms after the request, its CORS
 // preflight answered at once), alike for both builds: the bench measures the pages. Chromium's
 // throttling does not reach routed requests, so the round trips to Supabase are not in the
-// figures (see bench/README.md for the page against the local backend instead).
+// figures (see bench/README.md for the page against the local Supabase instead).
 //
-// It builds the site into a folder of its own, with the tests' pinned settings
-// (tests/test-environment.ts), so neither a developer's `.env` nor `dist/` is involved. Prints the
+// It builds the site into a folder of its own, for the local Supabase, so neither a developer's
+// `.env` nor `dist/` is involved. Prints the
 // medians with their targets and writes every sample to bench/results/sign-up.json. It prints
 // figures, never fails on them.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import yaml from "js-yaml";
 import { chromium, type Page, type Route } from "playwright";
-import { exited, packageBin } from "../server/processes.ts";
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../tests/chromium.ts";
-import { useTestEnvironment } from "../tests/test-environment.ts";
+import { exited, packageBin } from "../tools/processes.ts";
+import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "../tools/chromium.ts";
 import { median, ms, serve, table } from "./support.ts";
 
 const RESULTS = "bench/results/sign-up.json";
@@ -129,14 +129,27 @@ async function run(url: string, keyDelay: number, n: number): Promise<Sample> {
   }
 }
 
-/** The site, built into the tests' own folder with their pinned settings. */
-async function build(dist: string): Promise<void> {
+/**
+ * The site, built into a folder of the bench's own, removed when it ends, for the local Supabase
+ * whatever `.env` says (an empty variable counts as unset): the stub answers in its place.
+ */
+async function build(): Promise<string> {
+  const dist = join(mkdtempSync(join(tmpdir(), "bench-sign-up-")), "dist");
+  process.on("exit", () => rmSync(dirname(dist), { recursive: true, force: true }));
   const child = spawn(process.execPath, [packageBin("astro"), "build", "--outDir", dist], {
     stdio: "inherit",
-    env: { ...process.env, NODE_ENV: "production" },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PUBLIC_SUPABASE_URL: "",
+      PUBLIC_SUPABASE_PUBLISHABLE_KEY: "",
+      SUPABASE_API_PORT: "",
+      SITE_URL: "",
+    },
   });
   const code = await exited(child);
   if (code !== 0) throw new Error(`The build failed (exit ${code}).`);
+  return dist;
 }
 
 const FIGURES: Array<{ label: string; read: (sample: Sample) => number }> = [
@@ -169,11 +182,7 @@ async function main() {
   ] as const)
     if (!Number.isInteger(value) || value < 1) throw new Error(`${name} wants a whole number ≥ 1`);
 
-  let dist = values.dist;
-  if (!dist) {
-    dist = useTestEnvironment().dist;
-    await build(dist);
-  }
+  const dist = values.dist ?? (await build());
   const sites = { ours: await serve(dist), ...(values.peer ? { peer: await serve(values.peer) } : {}) };
   type Site = keyof typeof sites;
   const samples: Record<string, Sample[]> = { ours: [], peer: [], typed: [] };

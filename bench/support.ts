@@ -5,8 +5,8 @@ import { readdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createStaticHost } from "../server/static-host.ts";
-import { npmScriptArgs } from "../tests/npm-script.ts";
+import { createStaticHost } from "../tools/static-host/static-host.ts";
+import { npmScriptArgs } from "../tools/npm-script.ts";
 
 export function median(values: number[]): number {
   const sorted = values.toSorted((a, b) => a - b);
@@ -50,7 +50,7 @@ export async function serve(root: string): Promise<{ origin: string; close: () =
   };
 }
 
-export interface BackendProcess {
+export interface LocalSupabaseProcess {
   pid: number;
   /** Stops it (as Ctrl-C does) and waits for it to exit. */
   stop(): Promise<void>;
@@ -61,7 +61,9 @@ export interface BackendProcess {
  * answers. Its log (a line per request) is read and dropped from then on, so that it never
  * waits on a full pipe.
  */
-export async function runBackend(settings: Record<string, string>): Promise<BackendProcess> {
+export async function startLocalSupabaseProcess(
+  settings: Record<string, string>,
+): Promise<LocalSupabaseProcess> {
   const child = spawn(process.execPath, npmScriptArgs("backend"), {
     env: { ...process.env, ...settings },
     stdio: ["ignore", "pipe", "inherit"],

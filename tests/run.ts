@@ -1,5 +1,5 @@
 // `npm test`: build the site once, then run every suite against that build: units, the
-// local backend's contract and the size budget (Vitest), then the browser tests (Playwright).
+// local Supabase's contract and the size budget (Vitest), then the browser tests (Playwright).
 // Ends with one line counting every test: "N passed, N failed".
 //
 // Everything runs in a world of its own (tests/test-environment.ts): its own ports, its own
@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { packageBin } from "../server/processes.ts";
+import { packageBin } from "../tools/processes.ts";
 import { useTestEnvironment } from "./test-environment.ts";
 
 const { dist } = useTestEnvironment();

@@ -5,17 +5,17 @@
 //
 // Chosen once per run, by `npm test` or by whichever of Vitest and Playwright starts first, and
 // handed down through the environment: every process the tests start inherits it.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCAL_PUBLISHABLE_KEY } from "../src/local-supabase.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../config/local-supabase.ts";
+import { freePorts } from "../tools/processes.ts";
 
 export interface TestEnvironment {
   /** Where the site is served: http://127.0.0.1:<free port>. */
   siteUrl: string;
-  /** Where the local backend answers, and the build sends sign-ups. */
+  /** Where the local Supabase answers, and the build sends sign-ups. */
   apiUrl: string;
   /** The build the tests serve and read. */
   dist: string;
@@ -25,7 +25,9 @@ export interface TestEnvironment {
 const RUN_FOLDER = "TEST_RUN_FOLDER";
 
 /** Lifts the per-address limits: every browser test signs up from 127.0.0.1. */
-export const LIFT_SIGN_UP_LIMITS_FILE = fileURLToPath(new URL("./lift-sign-up-limits.sql", import.meta.url));
+export const LIFT_SIGN_UP_LIMITS_FILE = fileURLToPath(
+  new URL("./support/lift-sign-up-limits.sql", import.meta.url),
+);
 
 /**
  * Sets this process's environment up for a test run, once; later calls, in this process or in
@@ -62,7 +64,7 @@ function settings(folder: string, sitePort: number, apiPort: number): Record<str
     SUPABASE_SEED_FILE: LIFT_SIGN_UP_LIMITS_FILE,
     // The owner's command then uses the local stack's key, whatever `.env` holds for a project.
     SUPABASE_SECRET_KEY: "",
-    // Empty counts as unset (src/environment.ts), and overrides whatever `.env` says.
+    // Empty counts as unset (config/environment.ts), and overrides whatever `.env` says.
     SUPABASE_DB_URL: "",
   };
 }
@@ -74,21 +76,4 @@ function settings(folder: string, sitePort: number, apiPort: number): Record<str
 export function withoutTestEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const set = new Set(Object.keys(settings("", 0, 0)));
   return Object.fromEntries(Object.entries(env).filter(([name]) => !set.has(name)));
-}
-
-/**
- * Ports that nothing listens on now, found synchronously (the configs that need them are read
- * synchronously) by a child that binds port 0 and reports what it got.
- */
-export function freePorts(count: number): number[] {
-  const script = `
-    const net = require("node:net");
-    const servers = Array.from({ length: ${count} }, () => net.createServer());
-    Promise.all(servers.map((s) => new Promise((ok) => s.listen(0, "127.0.0.1", ok)))).then(() => {
-      console.log(servers.map((s) => s.address().port).join(" "));
-      servers.forEach((s) => s.close());
-    });`;
-  const { stdout, status } = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
-  if (status !== 0) throw new Error("Could not find free ports for the tests");
-  return stdout.trim().split(" ").map(Number);
 }

@@ -1,7 +1,7 @@
 // What src/content/site.yaml must hold, and the finished copy the pages get from it: the
 // placeholders filled in and the launch described. Astro checks the file against this schema
 // when it builds (src/content.config.ts) and names the file and the field that do not fit; the
-// tests read the same file through it (tests/content.ts).
+// tests read the same file through it (tests/support/content.ts).
 import { z } from "astro/zod";
 import { describeLaunch, parseInstant } from "./launch";
 import { fillPlaceholders, PLACEHOLDERS, unknownPlaceholders } from "./placeholders";

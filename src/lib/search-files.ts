@@ -1,11 +1,9 @@
 // What the build tells search engines: robots.txt, and the sitemap it points to. Only a build
 // for the site's public address (SITE_URL) has a sitemap: a local build's address is this
 // machine's, which no search engine should be given.
-import { readEnvironment, type Environment } from "../environment";
-
-/** The site's public address, when the build was given one; null for a local build. */
-export function publicSite(site: URL | undefined, env: Environment = readEnvironment()): URL | null {
-  return env.SITE_URL !== undefined && site ? site : null;
+/** The site's public address, when the build was given one (SITE_URL); null for a local build. */
+export function publicSite(site: URL | undefined, siteUrlSetting: string | undefined): URL | null {
+  return siteUrlSetting !== undefined && site ? site : null;
 }
 
 /** Where the sitemap is, for a build that has one. */

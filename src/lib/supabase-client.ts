@@ -1,7 +1,7 @@
 // The Supabase client the sign-up sends with: supabase-js's own database client,
 // @supabase/postgrest-js, set up exactly as supabase-js's `createClient(url, key)` sets it up in a
 // browser, so that the sign-up is the same request, byte for byte, with the same answers
-// (tests/unit/supabase-client.test.ts compares the two on the wire). The rest of supabase-js
+// (tests/site/supabase-client.test.ts compares the two on the wire). The rest of supabase-js
 // (auth, realtime, storage, functions: 47 KB brotli, against 5 KB for this) is never used by the
 // page, and only delayed the first sign-up on a slow phone. Its auth part would put a signed-in
 // visitor's token in `Authorization`; no screen ever signs anyone in, so supabase-js, too, always

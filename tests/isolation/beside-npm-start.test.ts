@@ -8,11 +8,11 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { packageBin } from "../../server/processes.ts";
-import { listedEmails, signUp } from "../backend/helpers.ts";
-import { npmScriptArgs } from "../npm-script.ts";
-import { copyProject } from "../project-copy.ts";
-import { freePorts, withoutTestEnvironment } from "../test-environment.ts";
+import { freePorts, packageBin } from "../../tools/processes.ts";
+import { listedEmails, signUp } from "../support/database.ts";
+import { npmScriptArgs } from "../../tools/npm-script.ts";
+import { copyProject } from "../support/project-copy.ts";
+import { withoutTestEnvironment } from "../test-environment.ts";
 
 const copy = copyProject("future-awaits-bystander-");
 const [sitePort, apiPort] = freePorts(2) as [number, number];
@@ -103,9 +103,13 @@ it("the browser tests and the build's tests pass beside it, and leave its sign-u
   const emails = await storedEmails();
   const build = buildFingerprint();
 
-  const browser = await runInCopy([packageBin("@playwright/test"), "test", "tests/e2e/signup.spec.ts"]);
+  const browser = await runInCopy([
+    packageBin("@playwright/test"),
+    "test",
+    "tests/site/browser/signup.spec.ts",
+  ]);
   expect(browser.status, browser.output).toBe(0);
-  const built = await runInCopy([packageBin("vitest"), "run", "--project", "budget"]);
+  const built = await runInCopy([packageBin("vitest"), "run", "tests/site/build/size.test.ts"]);
   expect(built.status, built.output).toBe(0);
 
   expect(await storedEmails()).toEqual(emails);

@@ -1,0 +1,95 @@
+// Every text on both pages reads at 4.5:1 or better against whatever it sits on, measured from
+// rendered pixels (tests/site/browser/contrast.ts) on a phone and a desktop: at rest, and on the element
+// hovered, focused or disabled. axe's contrast rule reads computed colours, and cannot judge a
+// text on a gradient, under a translucent layer or through a filter.
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { content } from "../../support/content.ts";
+import { measureContrast, MINIMUM_CONTRAST, type Measured } from "./contrast.ts";
+
+/** Opens `/` once its islands have hydrated (they wait for an idle moment: a while, under load). */
+async function openLanding(page: Page) {
+  await page.goto("/");
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0, { timeout: 30_000 });
+}
+
+const { form, notFound } = content;
+
+/** Fails with every text below the minimum; attaches every measure to the report. */
+async function expectReadable(
+  page: Page,
+  testInfo: TestInfo,
+  state: string,
+  options: { within?: string; bothEnds?: boolean } = {},
+) {
+  const decoder = await page.context().newPage();
+  const measured = await measureContrast(page, decoder, options);
+  await decoder.close();
+  const lines = measured.map(
+    (m: Measured) => `${m.ratio.toFixed(2)}:1  ${m.glyph} on ${m.background}  ${m.text}`,
+  );
+  await testInfo.attach(`contrast, ${state}`, { body: lines.join("\n"), contentType: "text/plain" });
+  console.log(`${testInfo.project.name} ${testInfo.title}, ${state}:\n  ${lines.join("\n  ")}`);
+  expect(measured.length, `texts measured in ${state}`).toBeGreaterThan(0);
+  expect(
+    measured.filter(({ ratio }) => ratio < MINIMUM_CONTRAST),
+    `texts below ${MINIMUM_CONTRAST}:1 in ${state}`,
+  ).toEqual([]);
+}
+
+for (const viewport of [
+  { width: 390, height: 844 },
+  { width: 1440, height: 900 },
+]) {
+  test.describe(`at ${viewport.width} px`, () => {
+    test.use({ viewport });
+    // Two captures of the viewport for every scroll and state, through large blurs: slow.
+    test.setTimeout(600_000);
+
+    test("the landing page", async ({ page }, testInfo) => {
+      await openLanding(page);
+      await expectReadable(page, testInfo, "at rest", { bothEnds: true });
+
+      const button = page.getByRole("button", { name: form.submit });
+      await button.hover();
+      await expectReadable(page, testInfo, "the button hovered", { within: "form button" });
+      const calendar = page.getByRole("link", { name: content.landing.addToCalendar });
+      await calendar.hover();
+      await expectReadable(page, testInfo, "the calendar link hovered", { within: ".calendar-link" });
+
+      await page.mouse.move(0, 0);
+      for (const [target, within] of [
+        [calendar, ".calendar-link"],
+        [page.getByLabel(form.emailLabel), "form"],
+        [button, "form button"],
+      ] as const) {
+        await target.focus();
+        expect(await target.evaluate((element) => element.matches(":focus-visible"))).toBe(true);
+        await expectReadable(page, testInfo, `${within} focused`, { within });
+      }
+    });
+
+    test("the landing page while it sends (disabled)", async ({ page }, testInfo) => {
+      await openLanding(page);
+      // The sign-up held on its way, so that the form stays in its loading state: only the
+      // network's timing is faked.
+      await page.route("**/rest/v1/early_access**", () => {});
+      await page.getByLabel(form.emailLabel).fill("contrast@example.com");
+      await page.getByRole("button", { name: form.submit }).click();
+      const sending = page.getByRole("button", { name: form.submitting });
+      await expect(sending).toBeDisabled();
+      await expectReadable(page, testInfo, "sending", { within: "form" });
+    });
+
+    test("the not-found page", async ({ page }, testInfo) => {
+      await page.goto("/no/such/page");
+      await expectReadable(page, testInfo, "at rest", { bothEnds: true });
+      const back = page.getByRole("link", { name: notFound.returnLink });
+      await back.hover();
+      await expectReadable(page, testInfo, "the link hovered", { within: "main a" });
+      await page.mouse.move(0, 0);
+      await back.focus();
+      expect(await back.evaluate((element) => element.matches(":focus-visible"))).toBe(true);
+      await expectReadable(page, testInfo, "the link focused", { within: "main a" });
+    });
+  });
+}

@@ -1,0 +1,205 @@
+// Shared set-up for the backend tests: a fresh database (a copy of the migrated template on the
+// run's PostgreSQL server, postgres/setup.ts), the backend on a free port over it, supabase-js
+// clients for its keys, raw REST calls for what supabase-js cannot express (to any backend,
+// another process's too), a visitor's sign-up, and whether a process still runs.
+import { createClient, type SupabaseClient } from "@supabase/supabase-js";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { request, type IncomingHttpHeaders } from "node:http";
+import { createServer } from "node:net";
+import { expect, inject } from "vitest";
+import type { Database, Queryable } from "../../tools/local-supabase/database/database.ts";
+import { connectPool } from "../../tools/local-supabase/database/pool.ts";
+import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
+import { LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
+import { LOCAL_PUBLISHABLE_KEY } from "../../config/local-supabase.ts";
+import { LIFT_SIGN_UP_LIMITS_FILE } from "../test-environment.ts";
+
+export { isRunning } from "../../tools/local-supabase/database/data-folder.ts";
+
+/** A connection URL for `user` on `database` of the run's PostgreSQL server (trust: no password). */
+export function testServerUrl(user: string, database: string): string {
+  const { host, port } = inject("postgres");
+  return `postgres://${user}@${host}:${port}/${database}`;
+}
+
+export { LIFT_SIGN_UP_LIMITS_FILE };
+
+/** Lifts the per-address limits, for tests that are not about them (every request is 127.0.0.1's). */
+const LIFT_SIGN_UP_LIMITS = readFileSync(LIFT_SIGN_UP_LIMITS_FILE, "utf8");
+
+export interface TestDatabase {
+  /** What the endpoint runs on: a pool logged in as PostgREST logs in (authenticator). */
+  database: Database;
+  /** The project's owner (`postgres`), to look behind the API; closed with `database`. */
+  owner: Database;
+}
+
+export interface TestDatabaseOptions {
+  /** SQL run as the owner once the database exists; null for none. */
+  seed?: string | null;
+  /** Connections in the endpoint's pool. */
+  poolSize?: number;
+}
+
+export async function openTestDatabase({
+  seed = LIFT_SIGN_UP_LIMITS,
+  poolSize = 10,
+}: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const name = `test_${randomUUID().replaceAll("-", "")}`;
+  const cluster = connectPool({ url: testServerUrl("postgres", "postgres"), poolSize: 1 });
+  await cluster
+    .exec(`create database ${name} template ${inject("postgres").template} owner postgres`)
+    .finally(() => cluster.close());
+  const owner = connectPool({ url: testServerUrl("postgres", name), poolSize: 2 });
+  if (seed) await owner.exec(seed);
+  const api = connectPool({ url: testServerUrl("authenticator", name), poolSize });
+  return {
+    database: { ...api, close: () => Promise.all([api.close(), owner.close()]).then(() => {}) },
+    owner,
+  };
+}
+
+export interface TestBackendOptions extends TestDatabaseOptions {
+  log?: (line: string) => void;
+}
+
+/** The backend, with the owner of the database it runs on. */
+export type TestSupabase = LocalSupabase & { owner: Database };
+
+/** The backend on a fresh database, with that database's owner to look behind the API. */
+export async function startTestSupabase({
+  log = () => {},
+  ...options
+}: TestBackendOptions = {}): Promise<TestSupabase> {
+  const { database, owner } = await openTestDatabase(options);
+  const backend = await startLocalSupabase({ database, port: 0, log });
+  return Object.assign(backend, { owner });
+}
+
+export function clientFor(backend: LocalSupabase, key: string): SupabaseClient {
+  return createClient(backend.url, key, { auth: { persistSession: false, autoRefreshToken: false } });
+}
+
+/** An address no other test uses, so tests can share one database. */
+export function uniqueEmail(label = "visitor"): string {
+  return `${label}-${randomUUID()}@example.com`;
+}
+
+/** How many of these addresses the table holds, read as the database's owner, past every rule. */
+export async function storedCount(owner: Database, emails: string[]): Promise<number> {
+  const { rows } = await owner.query<{ n: number }>(
+    "select count(*)::integer as n from public.early_access where email = any($1)",
+    [emails],
+  );
+  return rows[0]!.n;
+}
+
+/** A visitor's sign-up as the site sends it (one row, read back), as a raw REST call. */
+export function signUpCall(
+  body: Record<string, unknown> = { email: uniqueEmail() },
+  select = "email",
+): RestCall {
+  return {
+    method: "POST",
+    path: `early_access?select=${select}`,
+    headers: { prefer: "return=representation" },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * A visitor's sign-up as PostgREST runs it behind Supabase's edge, in `tx`: as anon, with the
+ * edge's headers (for client addresses no socket here can have). Returns the email.
+ */
+export async function signUpAsVisitor(
+  tx: Queryable,
+  headers: Record<string, string>,
+  email = uniqueEmail(),
+): Promise<string> {
+  await tx.query("select set_config('request.headers', $1, true), set_config('role', 'anon', true)", [
+    JSON.stringify(headers),
+  ]);
+  await tx.query("insert into public.early_access (email) values ($1)", [email]);
+  return email;
+}
+
+/** The same, in a transaction of its own. */
+export const signUpWithHeaders = (db: Database, headers: Record<string, string>, email = uniqueEmail()) =>
+  db.transaction((tx) => signUpAsVisitor(tx, headers, email));
+
+export const DUPLICATE_MESSAGE = 'duplicate key value violates unique constraint "early_access_email_key"';
+
+export interface RestCall {
+  method?: string;
+  /** The part after /rest/v1/, query string included. */
+  path?: string;
+  /** Sent as apikey and as the bearer token; null sends neither; default the publishable key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** Where a backend answers: a LocalSupabase, or one another process runs. */
+export type Api = Pick<LocalSupabase, "url">;
+
+/** A raw call to the REST endpoint, as anon on early_access unless told otherwise. */
+export function rest(backend: Api, call: RestCall = {}) {
+  const { url, method, headers, body } = resolveCall(backend, call);
+  return fetch(url, { method, headers, body });
+}
+
+/** A visitor's sign-up, as the form sends it with the publishable key (changed by `call`). */
+export function signUp(backend: Api, email = uniqueEmail(), call: RestCall = {}) {
+  return rest(backend, { method: "POST", body: JSON.stringify({ email }), ...call });
+}
+
+/** Every address on the list, read with the secret key. */
+export async function listedEmails(backend: Api): Promise<string[]> {
+  const response = await rest(backend, { path: "early_access?select=email", key: LOCAL_SECRET_KEY });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as Array<{ email: string }>).map(({ email }) => email);
+}
+
+function resolveCall(
+  backend: Api,
+  { method = "GET", path = "early_access", key = LOCAL_PUBLISHABLE_KEY, headers = {}, body }: RestCall,
+) {
+  const apikey = key;
+  const auth: Record<string, string> = apikey === null ? {} : { apikey, authorization: `Bearer ${apikey}` };
+  return {
+    url: `${backend.url}/rest/v1/${path}`,
+    method,
+    headers: { "content-type": "application/json", ...auth, ...headers },
+    body,
+  };
+}
+
+/**
+ * The same call from another loopback address (127.0.0.2, say): another visitor, as far as the
+ * socket can tell. Linux routes all of 127.0.0.0/8 to the loopback; macOS only 127.0.0.1.
+ */
+export function restFrom(localAddress: string, backend: Api, call: RestCall = {}) {
+  const { url, method, headers, body } = resolveCall(backend, call);
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const outgoing = request(url, { method, headers, localAddress }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: text }),
+      );
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+/** Whether this machine can send from `address` (see restFrom). */
+export function canSendFrom(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(0, address, () => probe.close(() => resolve(true)));
+  });
+}

@@ -1,0 +1,33 @@
+// Vitest's global set-up of the database tests: one private PostgreSQL server for the run, and
+// on it a template database set up as a hosted Supabase project is, with the migrations
+// applied as `supabase db push` applies them. Each test file then copies the template into a
+// database of its own (helpers.ts).
+import type { TestProject } from "vitest/node";
+import { connectPool } from "../../tools/local-supabase/database/pool.ts";
+import { setUpSupabaseProject } from "../../tools/local-supabase/database/supabase-project.ts";
+import { startPostgresServer, SUPERUSER } from "./postgres-server.ts";
+
+export const TEMPLATE_DATABASE = "supabase_template";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Where the run's server is, and the template each test file copies. */
+    postgres: { host: string; port: number; template: string };
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const server = await startPostgresServer();
+  try {
+    const cluster = connectPool({ url: server.url(SUPERUSER, "postgres"), poolSize: 1 });
+    // Its own statement: CREATE DATABASE refuses to run inside a transaction block.
+    await cluster.exec(`create database ${TEMPLATE_DATABASE}`).finally(() => cluster.close());
+    await setUpSupabaseProject(server, TEMPLATE_DATABASE);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+
+  project.provide("postgres", { host: server.host, port: server.port, template: TEMPLATE_DATABASE });
+  return () => server.stop();
+}

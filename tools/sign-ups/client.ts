@@ -1,0 +1,245 @@
+// The sign-ups through Supabase's REST API, with supabase-js as the site uses it (the same calls
+// on a real project as locally), and what its failures mean for the owner.
+import { readdirSync, readFileSync } from "node:fs";
+import type { PostgrestError, SupabaseClient } from "@supabase/supabase-js";
+import type { HourCount } from "./growth.ts";
+
+const TABLE = "early_access";
+
+/** Every sign-up with its mark: a view for the secret key only. */
+const WITH_MARKS = "early_access_with_marks";
+
+/** Marked sign-ups grouped by source. */
+const SOURCES = "early_access_sources";
+
+/** The whole list in one row. */
+const TOTALS = "early_access_totals";
+
+/** Sign-ups per UTC hour and per quarter of it. */
+const HOURS = "early_access_hours";
+
+/**
+ * Rows asked for at once: Supabase's default "Max rows". A project set lower answers with
+ * fewer, which the paging below takes in its stride.
+ */
+const PAGE_SIZE = 1000;
+
+export interface SignUpRow {
+  email: string;
+  phone: string | null;
+  /** As PostgREST writes it: `2026-11-22T01:31:17.336+00:00`. */
+  created_at: string;
+  /** For a sign-up past a normal pace: its source's short keyed id; null otherwise. */
+  source: string | null;
+  /** For a sign-up past a normal pace: which pace, and by how much; null otherwise. */
+  review: string | null;
+}
+
+/** The marked sign-ups of one source. */
+export interface SourceRow {
+  source: string;
+  sign_ups: number;
+  first_at: string;
+  last_at: string;
+  /** The addresses of its first few sign-ups. */
+  some_emails: string[];
+}
+
+/** The whole list in one row, counted by the database. */
+export interface Totals {
+  sign_ups: number;
+  /** Those the discount is for. */
+  with_phone: number;
+  /** Those marked for review. */
+  marked: number;
+  /** The first and the latest sign-up; null for an empty list. */
+  first_at: string | null;
+  last_at: string | null;
+}
+
+/** A failure to tell the owner in one line; nothing was changed. */
+export class OwnerCommandError extends Error {}
+
+/** What the command talks to, for its messages. */
+export interface Target {
+  url: string;
+  /** Where the key came from: `SUPABASE_SECRET_KEY`, or the local default. */
+  keySource: string;
+}
+
+export interface ReadOptions {
+  /** Only sign-ups from this instant on. */
+  since?: Date | null;
+  newestFirst: boolean;
+  /** At most this many rows; all when absent. */
+  limit?: number;
+}
+
+export interface SignUps {
+  /** How many signed up, left a phone, are marked; the first and latest sign-up. */
+  totals(): Promise<Totals>;
+  /** Sign-ups per UTC hour from the hour of `since` on, oldest first (hours without any left out). */
+  hours(since: Date): Promise<HourCount[]>;
+  /** The sources of marked sign-ups, the latest first. */
+  sources(): Promise<SourceRow[]>;
+  /** The rows, a page at a time, in a total order; `total` is known once the first page is in. */
+  pages(options: ReadOptions): {
+    total: () => number | null;
+    [Symbol.asyncIterator](): AsyncIterator<SignUpRow[]>;
+  };
+  /** Deletes the row of this (normalised) address; whether there was one. */
+  remove(email: string): Promise<boolean>;
+  /** Deletes the marked sign-ups of this source; how many. */
+  removeSource(source: string): Promise<number>;
+}
+
+export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
+  const check = <T>(answer: { data: T; error: PostgrestError | null; status: number }) => {
+    if (answer.error) throw describeFailure(answer.error, answer.status, target);
+    return answer.data;
+  };
+
+  return {
+    async totals() {
+      const answer = await client.from(TOTALS).select("sign_ups, with_phone, marked, first_at, last_at");
+      return (check(answer) as Totals[])[0]!;
+    },
+
+    async hours(since) {
+      // The chart's window is at most 31 days and 14 hours: fewer rows than a project's max rows
+      // (1,000) however long the list.
+      const answer = await client
+        .from(HOURS)
+        .select("starts_at, sign_ups, by_quarter")
+        .gte("starts_at", since.toISOString())
+        .order("starts_at")
+        .limit(PAGE_SIZE);
+      return check(answer) as HourCount[];
+    },
+
+    async sources() {
+      const sources: SourceRow[] = [];
+      for (let offset = 0; ; offset += PAGE_SIZE) {
+        const answer = await client
+          .from(SOURCES)
+          .select("source, sign_ups, first_at, last_at, some_emails")
+          .order("last_at", { ascending: false })
+          .order("source")
+          .range(offset, offset + PAGE_SIZE - 1);
+        const page = check(answer) as SourceRow[];
+        sources.push(...page);
+        if (page.length < PAGE_SIZE) return sources;
+      }
+    },
+
+    pages({ since = null, newestFirst, limit = Infinity }) {
+      let total: number | null = null;
+      async function* read() {
+        let offset = 0;
+        while (offset < Math.min(limit, total ?? Infinity)) {
+          const last = Math.min(offset + PAGE_SIZE, limit) - 1;
+          // Created_at then id, a total order: pages neither repeat nor skip a row. Sign-ups that
+          // arrive meanwhile sort after the oldest-first export's pages, and past its first count.
+          let query = client
+            .from(WITH_MARKS)
+            .select("email, phone, created_at, source, review", { count: offset === 0 ? "exact" : undefined })
+            .order("created_at", { ascending: !newestFirst })
+            .order("id", { ascending: !newestFirst });
+          if (since) query = query.gte("created_at", since.toISOString());
+          const answer = await query.range(offset, last);
+          const rows = check(answer) as SignUpRow[];
+          if (offset === 0) total = answer.count ?? 0;
+          if (rows.length === 0) return;
+          offset += rows.length;
+          yield rows;
+        }
+      }
+      return { total: () => total, [Symbol.asyncIterator]: read };
+    },
+
+    async remove(email) {
+      const answer = await client.from(TABLE).delete().eq("email", email).select("email");
+      return (check(answer) as unknown[]).length > 0;
+    },
+
+    async removeSource(source) {
+      // Through the view, whose source is a subquery of the marks: the sign-ups go, and their
+      // marks with them.
+      const answer = await client.from(WITH_MARKS).delete().eq("source", source).select("email");
+      return (check(answer) as unknown[]).length;
+    },
+  };
+}
+
+/** Supabase's status for a request to a paused project (its "HTTP Status Codes" guide). */
+const PROJECT_PAUSED = 540;
+
+/** The message for a failed call: what happened, and what to do about it. */
+export function describeFailure(
+  error: PostgrestError,
+  status: number,
+  { url, keySource }: Target,
+): OwnerCommandError {
+  if (status === 0) {
+    // supabase-js puts the cause in `details`: "…Caused by: Error: connect ECONNREFUSED 127.0.0.1:54321 (ECONNREFUSED)".
+    const cause =
+      /Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ?? error.message;
+    // A paused project's address stops resolving, as a deleted one's does.
+    const unknownProject = cause.includes("ENOTFOUND") && projectRef(url) !== null;
+    return new OwnerCommandError(
+      `Cannot reach the Supabase API at ${url} (${cause}).` +
+        (unknownProject
+          ? ` If the address is right, the project may be paused or deleted: see ${dashboard(url)}.`
+          : ""),
+    );
+  }
+  if (status === PROJECT_PAUSED) {
+    return new OwnerCommandError(
+      `The project at ${url} is paused (HTTP 540): it answers nothing, sign-ups from the page included. ` +
+        `Resume it at ${dashboard(url)} (Resume project): its data and settings come back. ` +
+        "Supabase pauses Free-plan projects after 7 days of low activity.",
+    );
+  }
+  if (error.code === "PGRST205") {
+    const missing = /'public\.(\w+)'/.exec(error.message)?.[1] ?? TABLE;
+    return new OwnerCommandError(
+      `The project at ${url} has no ${missing === TABLE ? "table" : "view"} public.${missing}: apply ` +
+        "this repository's migrations (npx supabase db push)" +
+        (missing === TABLE ? `, the first being supabase/migrations/${creatingMigration()}.` : "."),
+    );
+  }
+  if (status === 401 && error.message === "Invalid API key") {
+    return new OwnerCommandError(
+      `The API at ${url} refused the key from ${keySource} as invalid: copy the project's secret ` +
+        "key (sb_secret_…) from the dashboard, Project Settings → API Keys.",
+    );
+  }
+  if (error.code === "42501") {
+    return new OwnerCommandError(
+      `The key from ${keySource} may not do this at ${url} (${error.message}): the owner's ` +
+        "command needs the secret key (sb_secret_…), which acts as service_role.",
+    );
+  }
+  const code = error.code ? ` ${error.code}` : "";
+  return new OwnerCommandError(`The API at ${url} answered ${status}${code}: ${error.message}`);
+}
+
+/** A hosted project's ref, from its URL (`https://<ref>.supabase.co`); null elsewhere. */
+function projectRef(url: string): string | null {
+  return /^([a-z0-9]+)\.supabase\.co$/.exec(new URL(url).hostname)?.[1] ?? null;
+}
+
+/** Where the owner sees the project in Supabase's dashboard. */
+function dashboard(url: string): string {
+  const ref = projectRef(url);
+  return ref ? `https://supabase.com/dashboard/project/${ref}` : "the Supabase dashboard";
+}
+
+/** The migration that creates the table, found by its content so that a rename cannot stale it. */
+function creatingMigration(): string {
+  const folder = new URL("../../supabase/migrations/", import.meta.url);
+  const file = readdirSync(folder)
+    .sort()
+    .find((name) => readFileSync(new URL(name, folder), "utf8").includes(`create table public.${TABLE}`));
+  return file ?? "*.sql";
+}

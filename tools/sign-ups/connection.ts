@@ -1,0 +1,115 @@
+// Where the owner's command finds the sign-ups, and with which key. A real project: its URL and
+// SUPABASE_SECRET_KEY. Locally, no configuration: the local secret key, and the local Supabase
+// that is already running (`npm start`, `npm run dev`, `npm run backend`), or else one started
+// on the data folder for the length of the command, so that the folder keeps a single owner.
+import { createClient, type SupabaseClient } from "@supabase/supabase-js";
+import {
+  isLoopback,
+  isSecretKey,
+  jwtRole,
+  readEnvironment,
+  type Environment,
+} from "../../config/environment.ts";
+import { mayServeThisProject, runLocalSupabase } from "../local-supabase/configured.ts";
+import { DataFolderLockedError } from "../local-supabase/database/data-folder.ts";
+import type { LocalSupabase } from "../local-supabase/index.ts";
+import { LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
+import { readLocalSettings, type LocalSettings } from "../settings.ts";
+import { OwnerCommandError, type Target } from "./client.ts";
+
+export interface Connection extends Target {
+  client: SupabaseClient;
+  /** Whether it is the local Supabase (no Supabase project, so no pausing). */
+  local: boolean;
+  /** Stops the backend the command started, if it did. */
+  close(): Promise<void>;
+}
+
+const SECRET_KEY_VARIABLE = "SUPABASE_SECRET_KEY";
+
+/** How long to wait for a backend that holds the data folder but does not answer yet. */
+const STARTING_BACKEND_WAIT_MS = 30_000;
+
+export async function connect(env: Environment = readEnvironment()): Promise<Connection> {
+  const settings = readLocalSettings(env);
+  const url = settings.supabaseUrl;
+  const local = settings.usesLocalSupabase;
+  const { key, keySource } = secretKey(env, local);
+  if (new URL(url).protocol !== "https:" && !isLoopback(new URL(url))) {
+    throw new OwnerCommandError(
+      `PUBLIC_SUPABASE_URL (${url}) is not https: the secret key is not sent over an unencrypted connection.`,
+    );
+  }
+  const backend = local ? await localSupabase(settings) : null;
+  const client = createClient(url, key, { auth: { persistSession: false, autoRefreshToken: false } });
+  return { client, url, keySource, local, close: async () => void (await backend?.close()) };
+}
+
+/** The secret key: SUPABASE_SECRET_KEY, else (locally only) the local stack's own. */
+function secretKey(env: Environment, local: boolean): { key: string; keySource: string } {
+  const key = env[SECRET_KEY_VARIABLE];
+  if (key === undefined) {
+    if (local) return { key: LOCAL_SECRET_KEY, keySource: "the local stack's secret key" };
+    throw new OwnerCommandError(
+      `${SECRET_KEY_VARIABLE} is not set. Copy the project's secret key (sb_secret_…) from the ` +
+        "dashboard, Project Settings → API Keys, into .env or the environment; never into a PUBLIC_ variable.",
+    );
+  }
+  if (!isSecretKey(key)) {
+    const publishable = key.startsWith("sb_publishable_") || jwtRole(key) === "anon";
+    throw new OwnerCommandError(
+      `${SECRET_KEY_VARIABLE} holds ${publishable ? "a publishable key, which cannot read or remove sign-ups" : "no secret key"}: ` +
+        "the owner's command needs the secret key (sb_secret_…, or a legacy service_role key), " +
+        "from Project Settings → API Keys.",
+    );
+  }
+  return { key, keySource: SECRET_KEY_VARIABLE };
+}
+
+/**
+ * The local Supabase at the settings' URL: the one answering there, or one this process starts on the
+ * data folder. A backend still starting (it holds the folder, but does not answer yet) is
+ * waited for.
+ */
+async function localSupabase(settings: LocalSettings): Promise<LocalSupabase | null> {
+  const url = settings.supabaseUrl;
+  if (await answers(url)) return thisProjects(settings);
+  try {
+    // Its log lines (migrations applied, requests) would mix with the data on stdout.
+    return await runLocalSupabase(settings, () => {});
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE" && (await answers(url)))
+      return thisProjects(settings);
+    if (!(error instanceof DataFolderLockedError)) throw error;
+    const deadline = Date.now() + STARTING_BACKEND_WAIT_MS;
+    while (Date.now() < deadline) {
+      await new Promise((resume) => setTimeout(resume, 250));
+      if (await answers(url)) return null;
+    }
+    throw new OwnerCommandError(`${error.message.split("\n")[0]} It does not answer at ${url}.`);
+  }
+}
+
+/**
+ * No backend (null: use the one answering at `url`) if it may be this project's; refused if it
+ * cannot be, before anything is read or removed in the wrong list.
+ */
+function thisProjects(settings: LocalSettings): null {
+  if (mayServeThisProject(settings)) return null;
+  throw new OwnerCommandError(
+    `A backend answers at ${settings.supabaseUrl}, but no process holds this project's data folder ` +
+      `(${settings.dataDir}): it serves another folder or project, and its sign-ups are not these. ` +
+      "Stop it, or set SUPABASE_API_PORT and SUPABASE_DATA_DIR to the backend you mean.",
+  );
+}
+
+/** Whether anything answers HTTP at `url` (a refused connection means no backend runs there). */
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/rest/v1/`, { signal: AbortSignal.timeout(5000) });
+    await response.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
