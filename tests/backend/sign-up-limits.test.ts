@@ -560,7 +560,9 @@ describe("the client's source", () => {
        ] as matches`,
       [
         await sourceKeyOf(`address:${address}`),
-        await Promise.all(Array.from({ length: SHARDS }, (_, shard) => sourceKeyOf(`network:${network}#${shard}`))),
+        await Promise.all(
+          Array.from({ length: SHARDS }, (_, shard) => sourceKeyOf(`network:${network}#${shard}`)),
+        ),
       ],
     );
     expect(rows[0]!.matches).toEqual([true, true]);
