@@ -12,10 +12,9 @@ insert into private.client_key_secret (secret)
 select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
 
 -- What "one client" is, per scope: an address (an IPv4 address, or an IPv6 /56, what an ISP
--- hands one customer), or its network (an IPv4 /24, an IPv6 /48). A client's state is split into
--- `shards`, each sign-up counted in one picked at random, each holding its share of every limit:
--- an admitted sign-up holds its shard's row lock until its commit is on disk, so a network's
--- sign-ups take turns per shard, not all in one line.
+-- hands one customer), or its network (an IPv4 /24, an IPv6 /48), counted in `shards` that each
+-- hold their share of every limit: a sign-up holds its shard's row lock until its commit is on
+-- disk, so a network's sign-ups take turns per shard, not all in one line.
 create table private.sign_up_scopes (
   name text primary key check (name in ('address', 'network')),
   ipv4_prefix integer not null check (ipv4_prefix between 0 and 32),
@@ -68,13 +67,9 @@ create unlogged table private.sign_up_sources (source_key bytea primary key, arr
 comment on table private.sign_up_sources is
   'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
--- Which of a scope's shards a sign-up is counted in, as its key's suffix: `#3`, or nothing for
--- a scope of one shard. At random, so a flood from one address or one network spreads evenly.
-create function private.shard_suffix(shards integer)
-returns text language sql volatile set search_path = '' as $$
-  select case when shards > 1 then '#' || floor(pg_catalog.random() * shards)::integer else '' end
-$$;
-
+-- The shard a sign-up is counted in, at random, as its key's suffix (`#3`; none for one shard).
+create function private.shard_suffix(shards integer) returns text language sql volatile set search_path = '' as $$
+  select case when shards > 1 then '#' || floor(pg_catalog.random() * shards)::integer else '' end $$;
 -- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
 -- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval).
 create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
@@ -190,11 +185,9 @@ begin
          coalesce(f.address_fresh, '{}') as address_fresh, coalesce(f.network_fresh, '{}') as network_fresh
     into source
     from (select pg_catalog.sha256(c.secret || convert_to('address:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address)
-                   || private.shard_suffix(a.shards), 'UTF8')) as address_key,
+                   host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address) || private.shard_suffix(a.shards), 'UTF8')) as address_key,
                  pg_catalog.sha256(c.secret || convert_to('network:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address)
-                   || private.shard_suffix(n.shards), 'UTF8')) as network_key
+                   host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address) || private.shard_suffix(n.shards), 'UTF8')) as network_key
             from private.client_key_secret c, private.sign_up_scopes a, private.sign_up_scopes n
            where a.name = 'address' and n.name = 'network') k,
          (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
@@ -246,7 +239,6 @@ create trigger early_access_2_admit
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
 revoke all on function private.check_sign_up(), private.admit_sign_up(), private.shard_suffix(integer),
-  private.arrivals_after(jsonb, jsonb, float8),
-  private.limits_passed(jsonb, jsonb, float8), private.refuse_past_ceiling(jsonb, jsonb, float8),
-  private.forget_empty_sources(bytea, float8)
+  private.arrivals_after(jsonb, jsonb, float8), private.limits_passed(jsonb, jsonb, float8),
+  private.refuse_past_ceiling(jsonb, jsonb, float8), private.forget_empty_sources(bytea, float8)
   from public, anon, authenticated, service_role;
