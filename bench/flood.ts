@@ -163,9 +163,16 @@ try {
   }
   const grown = (((await privateBytes(owner)) - before) * 1000) / refused;
 
-  // 3. Visitors alone, then during a flood from one /24 that starts afresh.
+  // 3. Visitors alone, then during a flood from one /24 that starts afresh. Each pool's
+  //    connections are opened first, as a running API's are: a pool closes those idle for 10 s,
+  //    and 50 backends starting at once stalled every request for seconds.
   const visitors = { perSecond: VISITORS_PER_SECOND, seconds: SECONDS, connections: 10 };
+  const warm = (handle: RestHandler, connections: number, address: () => string) =>
+    Promise.all(Array.from({ length: connections }, () => send(handle, address())));
+  await warm(visitorHandle, visitors.connections, randomAddress);
   const alone = await paced(visitorHandle, randomAddress, visitors);
+  await warm(visitorHandle, visitors.connections, randomAddress);
+  await warm(floodHandle, FLOOD_CONNECTIONS, () => flooder);
   await owner.exec("truncate private.sign_up_sources");
   const [during, flood] = await Promise.all([
     paced(visitorHandle, randomAddress, visitors),

@@ -136,16 +136,19 @@ insert into private.client_key_secret (secret)
 select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
 
 -- What "one client" is, per scope: an address (an IPv4 address, or an IPv6 /56, what an ISP
--- hands one customer), or its network (an IPv4 /24, an IPv6 /48).
+-- hands one customer), or its network (an IPv4 /24, an IPv6 /48), counted in `shards` that each
+-- hold their share of every limit: a sign-up holds its shard's row lock until its commit is on
+-- disk, so a network's sign-ups take turns per shard, not all in one line.
 create table private.sign_up_scopes (
   name text primary key check (name in ('address', 'network')),
   ipv4_prefix integer not null check (ipv4_prefix between 0 and 32),
-  ipv6_prefix integer not null check (ipv6_prefix between 0 and 128)
+  ipv6_prefix integer not null check (ipv6_prefix between 0 and 128),
+  shards integer not null check (shards between 1 and 64)
 );
-comment on table private.sign_up_scopes is 'What one client is, per scope of the sign-up limits.';
-insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix) values
-  ('address', 32, 56),
-  ('network', 24, 48);
+comment on table private.sign_up_scopes is 'What one client is, per scope of the sign-up limits, and in how many shards it is counted.';
+insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix, shards) values
+  ('address', 32, 56, 1),
+  ('network', 24, 48, 16);
 
 -- Each limit is a leaky bucket (GCRA) that holds max_sign_ups and drains that many every
 -- window_length: one comes free every window_length / max_sign_ups. A sign-up passes a limit when
@@ -188,6 +191,9 @@ create unlogged table private.sign_up_sources (source_key bytea primary key, arr
 comment on table private.sign_up_sources is
   'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
+-- The shard a sign-up is counted in, at random, as its key's suffix (`#3`; none for one shard).
+create function private.shard_suffix(shards integer) returns text language sql volatile set search_path = '' as $$
+  select case when shards > 1 then '#' || floor(pg_catalog.random() * shards)::integer else '' end $$;
 -- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
 -- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval).
 create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
@@ -303,16 +309,16 @@ begin
          coalesce(f.address_fresh, '{}') as address_fresh, coalesce(f.network_fresh, '{}') as network_fresh
     into source
     from (select pg_catalog.sha256(c.secret || convert_to('address:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address), 'UTF8')) as address_key,
+                   host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address) || private.shard_suffix(a.shards), 'UTF8')) as address_key,
                  pg_catalog.sha256(c.secret || convert_to('network:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address), 'UTF8')) as network_key
+                   host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address) || private.shard_suffix(n.shards), 'UTF8')) as network_key
             from private.client_key_secret c, private.sign_up_scopes a, private.sign_up_scopes n
            where a.name = 'address' and n.name = 'network') k,
-         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 / l.max_sign_ups)
+         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
                    filter (where l.per = 'address') as address_fresh,
-                 pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 / l.max_sign_ups)
+                 pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
                    filter (where l.per = 'network') as network_fresh
-            from private.sign_up_limits l) f;
+            from private.sign_up_limits l join private.sign_up_scopes s on s.name = l.per) f;
 
   -- A source never seen passes no limit: each allows at least one.
   if source.address_arrivals is not null or source.network_arrivals is not null then
@@ -356,9 +362,9 @@ create trigger early_access_2_admit
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
-revoke all on function private.check_sign_up(), private.admit_sign_up(), private.arrivals_after(jsonb, jsonb, float8),
-  private.limits_passed(jsonb, jsonb, float8), private.refuse_past_ceiling(jsonb, jsonb, float8),
-  private.forget_empty_sources(bytea, float8)
+revoke all on function private.check_sign_up(), private.admit_sign_up(), private.shard_suffix(integer),
+  private.arrivals_after(jsonb, jsonb, float8), private.limits_passed(jsonb, jsonb, float8),
+  private.refuse_past_ceiling(jsonb, jsonb, float8), private.forget_empty_sources(bytea, float8)
   from public, anon, authenticated, service_role;
 
 -- supabase/schemas/30_marks.sql ------------------------------------------------------------
