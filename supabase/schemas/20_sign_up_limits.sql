@@ -196,15 +196,15 @@ begin
                    filter (where l.per = 'network') as network_fresh
             from private.sign_up_limits l join private.sign_up_scopes s on s.name = l.per) f;
 
-  -- A source never seen passes no limit: each allows at least one.
+  -- A source never seen passes no limit: each allows at least one. A scope with no limits keeps
+  -- no state (below), so no turn to take on its row.
   if source.address_arrivals is not null or source.network_arrivals is not null then
     perform private.refuse_past_ceiling(private.arrivals_after(source.address_arrivals, source.address_fresh, at),
                                         private.arrivals_after(source.network_arrivals, source.network_fresh, at), at);
   end if;
-
   with counted as (
     insert into private.sign_up_sources as s (source_key, arrivals)
-    values (source.address_key, source.address_fresh), (source.network_key, source.network_fresh)
+    select * from (values (source.address_key, source.address_fresh), (source.network_key, source.network_fresh)) v (k, a) where a <> '{}'
     on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
     returning s.source_key, s.arrivals, s.xmax = 0 as added)
   select bool_and(c.added), bool_or(c.added),

@@ -671,6 +671,11 @@ describe("the sources' states", () => {
         );
       }
       expect((await marksOf(emails)).map(({ source }) => source)).toEqual(emails.map(() => null));
+      // Nor any state: a crowd from one address then takes no turns on a row of its own.
+      const { rows: kept } = await owner.query("select from private.sign_up_sources where source_key = $1", [
+        await sourceKeyOf("address:198.51.100.150"),
+      ]);
+      expect(kept).toEqual([]);
     } finally {
       await owner.query(
         "insert into private.sign_up_limits select * from json_populate_recordset(null::private.sign_up_limits, $1::json)",
