@@ -167,7 +167,7 @@ try {
   //    connections are opened first, as a running API's are: a pool closes those idle for 10 s,
   //    and 50 backends starting at once stalled every request for seconds.
   const visitors = { perSecond: VISITORS_PER_SECOND, seconds: SECONDS, connections: 10 };
-  const warm = (handle: RestHandler, connections: number, address: () => string) =>
+  const warm = (handle: Postgrest["handle"], connections: number, address: () => string) =>
     Promise.all(Array.from({ length: connections }, () => send(handle, address())));
   await warm(visitorHandle, visitors.connections, randomAddress);
   const alone = await paced(visitorHandle, randomAddress, visitors);

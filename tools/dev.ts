@@ -1,6 +1,6 @@
 // `npm run dev`: Astro's dev server, with the local Supabase backend beside it unless the
 // site is configured for a real Supabase project.
-import { describeApi, runLocalSupabaseOrExit } from "./local-supabase/configured.ts";
+import { describeApi, runLocalSupabaseOrExit } from "./run-local-supabase.ts";
 import { astro, exited, onShutdown } from "./processes.ts";
 import { localSettingsOrExit } from "./settings.ts";
 

@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { describeApi, runLocalSupabaseOrExit } from "./local-supabase/configured.ts";
+import { describeApi, runLocalSupabaseOrExit } from "./run-local-supabase.ts";
 import { astro, exited, onShutdown } from "./processes.ts";
 import { localSettingsOrExit } from "./settings.ts";
 import { createStaticHost } from "./static-host/static-host.ts";

@@ -10,7 +10,7 @@ import {
   readEnvironment,
   type Environment,
 } from "../../config/environment.ts";
-import { mayServeThisProject, runLocalSupabase } from "../local-supabase/configured.ts";
+import { mayServeThisProject, runLocalSupabase } from "../run-local-supabase.ts";
 import { DataFolderLockedError } from "../local-supabase/database/data-folder.ts";
 import type { LocalSupabase } from "../local-supabase/index.ts";
 import { LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";

@@ -8,11 +8,11 @@ import {
   DataFolderUnusableError,
   holderOf,
   THROWAWAY_DATA,
-} from "./database/data-folder.ts";
-import { openLocalDatabase } from "./database/local-database.ts";
-import { connectPool } from "./database/pool.ts";
-import { startLocalSupabase, type LocalSupabase } from "./index.ts";
-import type { LocalSettings } from "../settings.ts";
+} from "./local-supabase/database/data-folder.ts";
+import { openLocalDatabase } from "./local-supabase/database/local-database.ts";
+import { connectPool } from "./local-supabase/database/pool.ts";
+import { startLocalSupabase, type LocalSupabase } from "./local-supabase/index.ts";
+import type { LocalSettings } from "./settings.ts";
 
 /**
  * Opens the database and starts the backend, logging to `log`. Throws DataFolderLockedError
