@@ -5,15 +5,16 @@
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { content } from "../support/content.ts";
 import { runNpmScript } from "../../tools/npm-script.ts";
-import { openLanding, uniqueEmail } from "../site/browser/support.ts";
+import { openLanding, signUpForm, uniqueEmail } from "../site/browser/support.ts";
 
 const copy = content.form;
 
 async function signUp(page: Page, email: string, phone: string) {
   await openLanding(page);
-  await page.getByLabel(copy.emailLabel).fill(email);
-  await page.getByLabel(copy.phoneLabel).fill(phone);
-  await page.getByRole("button", { name: copy.submit }).click();
+  const form = signUpForm(page);
+  await form.email.fill(email);
+  await form.phone.fill(phone);
+  await form.button.click();
   await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
 }
 

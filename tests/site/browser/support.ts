@@ -82,15 +82,18 @@ export const toast = (page: Page, title: string) =>
 
 /** Fails with every rule axe finds broken on the page as it is now, in `state`. */
 export async function expectNoAxeViolations(page: Page, state: string): Promise<void> {
-  // Toasts animate in: wait until nothing moves or fades any more, so axe sees final colours.
+  // Toasts animate in: wait until nothing moves or fades any more, so axe sees final colours
+  // (the backdrop's drift and the badge's pulse never end, and change no text's colour).
+  const settling = () =>
+    document
+      .getAnimations()
+      .filter((a) => a.playState === "running" && a.effect?.getComputedTiming().iterations !== Infinity)
+      .length;
   await expect
-    .poll(
-      () => page.evaluate(() => document.getAnimations().filter((a) => a.playState === "running").length),
-      {
-        message: "animations still running",
-        timeout: 5_000,
-      },
-    )
+    .poll(() => page.evaluate(settling), {
+      message: "animations still running",
+      timeout: 5_000,
+    })
     .toBe(0);
   const { violations } = await new AxeBuilder({ page }).analyze();
   const summary = violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
