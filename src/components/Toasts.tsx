@@ -22,9 +22,9 @@ const roomBesideTheCard = () => matchMedia(ROOM_BESIDE_THE_CARD).matches;
  * sonner's Toaster, loaded with sonner itself on first use. `onMounted` fires after the
  * Toaster has subscribed (a child's effects run before its parent's), so no toast is missed.
  *
- * It lives in the form's island (sonner #427), but is rendered into <body>: inside the card,
- * whose backdrop-filter makes it the containing block of `position: fixed`, the toasts would be
- * placed within the card instead of the viewport.
+ * It lives in the form's island (sonner #427), but is rendered into <body>, so that no ancestor
+ * with a filter or a transform can become the containing block of its `position: fixed` and hold
+ * the toasts within the card instead of the viewport.
  */
 export default function Toasts({ onMounted }: { onMounted: () => void }) {
   useEffect(onMounted, [onMounted]);
