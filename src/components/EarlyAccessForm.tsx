@@ -21,6 +21,7 @@ import { readSignUp } from "../lib/sign-up-fields";
 import { register, type Outcome } from "../lib/sign-up-request";
 import { getSupabase } from "../lib/supabase";
 import Field from "./Field";
+import SendingLabel from "./SendingLabel";
 import SuccessPanel from "./SuccessPanel";
 
 /** Sends the sign-up the form holds, or returns null when its address is not one. */
@@ -232,13 +233,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
             disabled={loading}
             className="cta inline-flex w-full items-center justify-center gap-3"
           >
-            {loading && (
-              <span
-                aria-hidden="true"
-                className="size-4 animate-spin rounded-full border-2 border-white/30 border-t-white"
-              />
-            )}
-            {loading ? copy.submitting : copy.submit}
+            {loading ? <SendingLabel text={copy.submitting} /> : copy.submit}
           </button>
           <p className="text-center text-sm text-slate-300">{copy.note}</p>
         </form>

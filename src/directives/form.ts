@@ -38,16 +38,18 @@ const formDirective: ClientDirective = (load, { value }, island) => {
   const hydrate = () => {
     if (hydrating) return;
     hydrating = true;
-    // The same module Astro's load() imports, so it is fetched once. Should it fail to
-    // download, load() retries it, and a held submit waits for the island.
+    // The island's module first (the same module Astro's load() imports, so it is fetched once):
+    // it sends a submit held meanwhile. React follows once that sign-up is answered, so that
+    // neither React's download nor its start-up competes with the request or delays the answer.
+    // Should the module fail to download, load() retries it, and a held submit waits for the island.
     const url = island.getAttribute("component-url");
-    if (url) {
-      import(url).then(
-        (module: IslandModule) => module.beforeHydration?.(island),
-        () => {},
-      );
-    }
-    void load().then((hydrate) => hydrateWhenAnswered(island, () => void hydrate()));
+    const sending = url
+      ? import(url).then(
+          (module: IslandModule) => module.beforeHydration?.(island),
+          () => {},
+        )
+      : Promise.resolve();
+    void sending.then(() => hydrateWhenAnswered(island, load));
   };
 
   onIntent(island, () => {

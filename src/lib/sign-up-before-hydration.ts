@@ -6,11 +6,14 @@
 //
 //   1. from the page's start (client:form calls holdSubmits): every submit is held;
 //   2. once the island's module has arrived (client:form calls that module's `beforeHydration`,
-//      which calls sendBeforeHydration): a held submit is sent at once, and any later one, so
-//      that the answer travels while React downloads and hydrates. A success that comes back
-//      before React has started to hydrate the island is shown at once: the success panel,
-//      rendered into the page by the build (a <template>, SUCCESS_TEMPLATE), replaces the form,
-//      as the island itself would replace it;
+//      which calls sendBeforeHydration): a held submit is sent at once, and any later one. React
+//      loads only after that, once such a sign-up is answered (hydrateWhenAnswered), so that
+//      neither its download nor its start-up competes with the request. Meanwhile the form shows
+//      the island's loading state (its fields and button disabled, the button's label from the
+//      page's <template> SENDING_TEMPLATE). A success that comes back before React has started to
+//      hydrate the island is shown at once: the success panel, rendered into the page by the
+//      build (a <template>, SUCCESS_TEMPLATE), replaces the form, as the island itself would
+//      replace it; any other answer puts the form back as it was served, for the island to say;
 //   3. once React has hydrated the island (it calls takeOver): the island handles every submit
 //      from then on, starting with what came before: it shows the answer to a sign-up already
 //      sent, or handles a submit still held as its own. A success already shown is where the
@@ -47,6 +50,10 @@ const HYDRATING = "data-hydrating";
 
 /** The id of the <template> that holds the success panel, as the island renders it. */
 export const SUCCESS_TEMPLATE = "sign-up-success";
+/** The id of the <template> that holds the button's loading label, as the island renders it. */
+export const SENDING_TEMPLATE = "sign-up-sending";
+/** On the button while it shows the loading label: the label it was served with. */
+const SERVED_LABEL = "data-served-label";
 
 /**
  * The first signs that the visitor is turning to the form: also `input`, since a browser may
@@ -63,15 +70,20 @@ function enter(island: Element, state: State): void {
 }
 
 /**
- * Called by client:form once React is here, with what hydrates the island: it does so at once,
- * or, while a sign-up sent before hydration awaits its answer, once the answer is in, so that the
- * answer (a success shows at once) does not wait for React to hydrate the form meanwhile.
+ * Called by client:form once the island's module has sent what was held, with what loads React
+ * and the island: loads and hydrates at once or, while a sign-up sent before hydration awaits its
+ * answer, once the answer is in, so that the answer (a success shows at once) waits neither for
+ * React's download nor for its hydrating the form.
  */
-export function hydrateWhenAnswered(island: Element, hydrate: () => void): void {
-  const start = () => {
-    island.setAttribute(HYDRATING, "");
-    hydrate();
-  };
+export function hydrateWhenAnswered(island: Element, load: () => Promise<() => unknown>): void {
+  const start = () =>
+    void load().then((hydrate) => {
+      // Should a sign-up be sent while React loaded, React finds the form as served, and shows
+      // the loading state itself.
+      endLoading(island);
+      island.setAttribute(HYDRATING, "");
+      void hydrate();
+    });
   if (stateOf(island) !== "sent") return start();
   const observer = new MutationObserver(() => {
     if (stateOf(island) === "sent") return;
@@ -125,6 +137,29 @@ function showSuccess(form: HTMLFormElement): boolean {
   return true;
 }
 
+const controlsOf = (form: HTMLFormElement) =>
+  [...form.elements].filter((element) => element instanceof HTMLInputElement || element instanceof HTMLButtonElement);
+
+/** The island's loading state: the fields and the button disabled, the button's label from SENDING_TEMPLATE. */
+function showLoading(form: HTMLFormElement): void {
+  const template = document.getElementById(SENDING_TEMPLATE);
+  const button = form.querySelector("button");
+  if (!(template instanceof HTMLTemplateElement) || !button) return;
+  button.setAttribute(SERVED_LABEL, button.textContent);
+  button.replaceChildren(template.content.cloneNode(true));
+  for (const control of controlsOf(form)) control.disabled = true;
+}
+
+/** The form as it was served, once more, after showLoading. */
+function endLoading(island: Element): void {
+  const button = island.querySelector(`button[${SERVED_LABEL}]`);
+  const form = button?.closest("form");
+  if (!button || !form) return;
+  button.textContent = button.getAttribute(SERVED_LABEL);
+  button.removeAttribute(SERVED_LABEL);
+  for (const control of controlsOf(form)) control.disabled = false;
+}
+
 /**
  * Step 2, once the island's module has arrived: sends a held submit, now or when it comes.
  * `send` sends what the form holds, or returns null when its address is not one.
@@ -141,9 +176,12 @@ export function sendBeforeHydration(
     if (!sent) return;
     answer = sent;
     enter(island, "sent");
+    // Once React hydrates, the page is React's to change.
+    if (!island.hasAttribute(HYDRATING)) showLoading(form);
     void sent.then((outcome) => {
       if (stateOf(island) !== "sent") return;
       shown = outcome === "registered" && !island.hasAttribute(HYDRATING) && showSuccess(form);
+      if (!shown) endLoading(island);
       enter(island, shown ? "shown" : "answered");
     });
   };

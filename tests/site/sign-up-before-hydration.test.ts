@@ -80,6 +80,56 @@ describe("once the island's module has arrived", () => {
   });
 });
 
+describe("while a sign-up sent before hydration travels", () => {
+  /** The button's loading label, as index.astro renders it into its template. */
+  function addSendingTemplate() {
+    document.body.insertAdjacentHTML(
+      "beforeend",
+      `<template id="${early.SENDING_TEMPLATE}"><span aria-hidden="true"></span>Sending</template>`,
+    );
+  }
+
+  const button = () => form.querySelector("button")!;
+  const disabled = () => [...form.querySelectorAll("input, button")].map((control) => control.matches(":disabled"));
+
+  it("shows the island's loading state, and puts the form back as served for any answer but a success", async () => {
+    addSendingTemplate();
+    button().textContent = "Notify";
+    early.holdSubmits(island);
+    submit();
+    const { send, answer, promise } = sender("failed");
+    early.sendBeforeHydration(island, send);
+    expect(button().textContent).toBe("Sending");
+    expect(button().querySelector("[aria-hidden]")).not.toBeNull();
+    expect(disabled()).toEqual([true, true]);
+    answer();
+    await promise;
+    await Promise.resolve();
+    expect(state()).toEqual(["answered", "true"]);
+    expect(button().innerHTML).toBe("Notify");
+    expect(button().attributes).toHaveLength(1);
+    expect(disabled()).toEqual([false, false]);
+  });
+
+  it("puts the form back as served when React hydrates before the answer", async () => {
+    addSendingTemplate();
+    button().textContent = "Notify";
+    early.holdSubmits(island);
+    // React is on its way before the sign-up leaves.
+    const react = Promise.withResolvers<() => void>();
+    early.hydrateWhenAnswered(island, () => react.promise);
+    submit();
+    early.sendBeforeHydration(island, sender().send);
+    expect(button().textContent).toBe("Sending");
+    const hydrate = vi.fn(() => {
+      expect(button().innerHTML, "what React finds").toBe("Notify");
+      expect(disabled()).toEqual([false, false]);
+    });
+    react.resolve(hydrate);
+    await vi.waitFor(() => expect(hydrate).toHaveBeenCalledTimes(1));
+  });
+});
+
 /** The page's success panel, as index.astro renders it into its template. */
 function addSuccessTemplate() {
   document.body.insertAdjacentHTML(
@@ -123,29 +173,29 @@ describe("a success answered before React hydrates", () => {
     expect(early.shownBeforeHydration()).toBe(false);
   });
 
-  it("has React wait while the answer travels, and shows the success first", async () => {
+  it("has React wait to load while the answer travels, and shows the success first", async () => {
     addSuccessTemplate();
     early.holdSubmits(island);
     submit();
     const { send, answer, promise } = sender();
     early.sendBeforeHydration(island, send);
     const hydrate = vi.fn();
-    early.hydrateWhenAnswered(island, hydrate);
-    // React hydrates after the answer, not while it travels.
-    expect(hydrate).not.toHaveBeenCalled();
+    const load = vi.fn(async () => hydrate);
+    early.hydrateWhenAnswered(island, load);
+    // React loads and hydrates after the answer, not while it travels.
+    expect(load).not.toHaveBeenCalled();
     answer();
     await promise;
-    await Promise.resolve();
-    await new Promise((settled) => setTimeout(settled));
+    await vi.waitFor(() => expect(hydrate).toHaveBeenCalledTimes(1));
+    expect(load).toHaveBeenCalledTimes(1);
     expect(state()).toEqual(["shown", null]);
-    expect(hydrate).toHaveBeenCalledTimes(1);
   });
 
   it("is left to the island when React started to hydrate before the sign-up was sent", async () => {
     addSuccessTemplate();
     const hydrate = vi.fn();
-    early.hydrateWhenAnswered(island, hydrate);
-    expect(hydrate).toHaveBeenCalledTimes(1);
+    early.hydrateWhenAnswered(island, async () => hydrate);
+    await vi.waitFor(() => expect(hydrate).toHaveBeenCalledTimes(1));
     await answered("registered");
     expect(state()).toEqual(["answered", "true"]);
     expect(island.querySelector("form")).not.toBeNull();

@@ -74,8 +74,8 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   await screenshot(page, testInfo, "form-held-before-hydration");
   expect(inserts.inserts).toBe(0);
 
-  // Once the island is ready, the held submit is sent, and shows as the spec's loading state
-  // while the answer is held back.
+  // Once the island's module is here, the held submit is sent, and shows as the spec's loading
+  // state while the answer is held back; React waits for the answer before it hydrates.
   const answer = Promise.withResolvers<void>();
   await page.route(REST, async (route) => {
     if (route.request().method() === "POST") await answer.promise;
@@ -84,11 +84,15 @@ test("a sign-up submitted before the form hydrates is held, then sent once as ty
   island.release();
   await expect(f.button).toHaveText(copy.submitting);
   await expect(f.button).toBeDisabled();
-  await expect(f.island).toHaveAttribute("data-sign-up", "island");
-  await expect(f.island).not.toHaveAttribute("aria-busy");
+  await expect(f.email).toBeDisabled();
+  await expect(f.phone).toBeDisabled();
+  await expect(f.island).toHaveAttribute("data-sign-up", "sent");
+  await expect(f.island).toHaveAttribute("ssr");
   answer.resolve();
 
   await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
+  await expect(f.island).toHaveAttribute("data-sign-up", "island");
+  await expect(f.island).not.toHaveAttribute("aria-busy");
   expect(inserts.inserts).toBe(1);
   expect(await storedRows(email)).toEqual([{ email, phone: PHONE }]);
   expect(page.url()).toBe(`${baseURL}/`);
@@ -113,9 +117,13 @@ test("a sign-up submitted while React is still on its way is sent at once, and o
     await route.continue();
   });
   await page.keyboard.press("Enter");
-  // Not a second time either, however impatient the visitor.
-  await f.button.click();
   await expect(f.island).toHaveAttribute("data-sign-up", "sent");
+  // The spec's loading state, shown by the page itself while the island waits for React.
+  await expect(f.button).toHaveText(copy.submitting);
+  await expect(f.button).toBeDisabled();
+  await expect(f.email).toBeDisabled();
+  // Not a second time either, however impatient the visitor.
+  await f.button.click({ force: true });
   answer.resolve();
 
   // The island's own module has arrived, React has not: the sign-up went out anyway, and its
@@ -147,6 +155,7 @@ test("a refusal answered while React is still on its way waits for the island to
 }, testInfo) => {
   const email = uniqueEmail(testInfo);
   await signUpDirectly(email);
+  const errors = collectErrors(page);
   const react = await holdBackScript(page, REACT_RENDERER);
   await page.goto("/");
   const f = signUpForm(page);
@@ -154,9 +163,17 @@ test("a refusal answered while React is still on its way waits for the island to
   await page.keyboard.press("Enter");
   await expect(f.island).toHaveAttribute("data-sign-up", "answered");
   await expect(f.island).toHaveAttribute("aria-busy", "true");
+  // The loading state ends: the form is as served, what was typed still in it.
+  await expect(f.button).toHaveText(copy.submit);
+  await expect(f.email).toBeEnabled();
+  await expect(f.email).toHaveValue(email);
   react.release();
   await expect(f.message).toHaveText(copy.errors.duplicate);
   await expect(toast(page, copy.toasts.duplicate.title)).toBeVisible();
+  await expect(f.email).toBeFocused();
+  // The browser itself logs the 409 it was answered.
+  const ownErrors = errors.filter((error) => !error.includes("status of 409"));
+  expect(ownErrors, "errors in the console (a hydration mismatch, say)").toEqual([]);
 });
 
 /** The copies of supabase-js the page has fetched, from now on (its code names x-client-info). */
