@@ -138,7 +138,9 @@ function showSuccess(form: HTMLFormElement): boolean {
 }
 
 const controlsOf = (form: HTMLFormElement) =>
-  [...form.elements].filter((element) => element instanceof HTMLInputElement || element instanceof HTMLButtonElement);
+  [...form.elements].filter(
+    (element) => element instanceof HTMLInputElement || element instanceof HTMLButtonElement,
+  );
 
 /** The island's loading state: the fields and the button disabled, the button's label from SENDING_TEMPLATE. */
 function showLoading(form: HTMLFormElement): void {

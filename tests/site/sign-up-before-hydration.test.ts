@@ -90,7 +90,8 @@ describe("while a sign-up sent before hydration travels", () => {
   }
 
   const button = () => form.querySelector("button")!;
-  const disabled = () => [...form.querySelectorAll("input, button")].map((control) => control.matches(":disabled"));
+  const disabled = () =>
+    [...form.querySelectorAll("input, button")].map((control) => control.matches(":disabled"));
 
   it("shows the island's loading state, and puts the form back as served for any answer but a success", async () => {
     addSendingTemplate();
