@@ -69,10 +69,22 @@ const clientDirectives = {
   },
 };
 
+/**
+ * The browser's own dynamic imports, without Vite's preload helper around them (1.4 KB in the
+ * form's module, run before any interaction): what a sign-up needs is preloaded by client:form
+ * (src/integrations/intent-modules.ts), and sonner only follows a sign-up. Astro sets the
+ * client's build options itself, so this hook, which runs after, is the one place to say it.
+ * @type {import("vite").Plugin}
+ */
+const noPreloadHelper = {
+  name: "no-preload-helper",
+  configEnvironment: (name) => (name === "client" ? { build: { modulePreload: false } } : undefined),
+};
+
 export default defineConfig({
   integrations: [siteAddress, react(), clientDirectives, intentModules()],
   vite: {
-    plugins: [tailwindcss()],
+    plugins: [tailwindcss(), noPreloadHelper],
   },
   // No Markdown here; Shiki's inline styles would not pass the CSP (and Astro warns about them).
   markdown: { syntaxHighlight: false },

@@ -11,12 +11,7 @@ import {
   type SubmitEvent,
 } from "react";
 import { formReducer, initialFormState, successAnnouncement, type FormError } from "../lib/form-states";
-import {
-  onIntent,
-  sendBeforeHydration,
-  shownBeforeHydration,
-  takeOver,
-} from "../lib/sign-up-before-hydration";
+import { sendBeforeHydration, shownBeforeHydration, takeOver } from "../lib/sign-up-before-hydration";
 import { readSignUp } from "../lib/sign-up-fields";
 import { register, type Outcome } from "../lib/sign-up-request";
 import { getSupabase } from "../lib/supabase";
@@ -32,11 +27,11 @@ function send(form: HTMLFormElement): Promise<Outcome> | null {
 
 /**
  * Called by client:form as soon as this module has arrived, long before React has hydrated the
- * island: from here on, a held submit is sent at once (src/lib/sign-up-before-hydration.ts), and
- * supabase-js is fetched at the visitor's first sign of intent.
+ * island: from here on, a held submit is sent at once (src/lib/sign-up-before-hydration.ts).
+ * The Supabase client's module is already on its way by then if the visitor has turned to the
+ * form: client:form preloads it at their first sign of intent.
  */
 export function beforeHydration(island: HTMLElement): void {
-  onIntent(island, () => getSupabase().catch(() => {})); // a failure resurfaces, and is handled, on submit
   sendBeforeHydration(island, send);
 }
 
@@ -102,7 +97,7 @@ export default function EarlyAccessForm({ copy }: { copy: EarlyAccessCopy }) {
   }, [state]);
 
   // sonner stays off the page until someone shows interest in the form (supabase-js too:
-  // beforeHydration above).
+  // client:form preloads it then).
   const loadToaster = () => setToasterWanted(true);
 
   // From this commit on, React handles submits, starting with one made before it hydrated. A

@@ -137,29 +137,29 @@ function showSuccess(form: HTMLFormElement): boolean {
   return true;
 }
 
-const controlsOf = (form: HTMLFormElement) =>
-  [...form.elements].filter(
-    (element) => element instanceof HTMLInputElement || element instanceof HTMLButtonElement,
-  );
+/** Disables or enables every field and button in the island. */
+function disableControls(island: Element, disabled: boolean): void {
+  for (const control of island.querySelectorAll<HTMLInputElement>("input, button"))
+    control.disabled = disabled;
+}
 
 /** The island's loading state: the fields and the button disabled, the button's label from SENDING_TEMPLATE. */
-function showLoading(form: HTMLFormElement): void {
+function showLoading(island: Element): void {
   const template = document.getElementById(SENDING_TEMPLATE);
-  const button = form.querySelector("button");
+  const button = island.querySelector("button");
   if (!(template instanceof HTMLTemplateElement) || !button) return;
   button.setAttribute(SERVED_LABEL, button.textContent);
   button.replaceChildren(template.content.cloneNode(true));
-  for (const control of controlsOf(form)) control.disabled = true;
+  disableControls(island, true);
 }
 
 /** The form as it was served, once more, after showLoading. */
 function endLoading(island: Element): void {
-  const button = island.querySelector(`button[${SERVED_LABEL}]`);
-  const form = button?.closest("form");
-  if (!button || !form) return;
+  const button = island.querySelector(`[${SERVED_LABEL}]`);
+  if (!button) return;
   button.textContent = button.getAttribute(SERVED_LABEL);
   button.removeAttribute(SERVED_LABEL);
-  for (const control of controlsOf(form)) control.disabled = false;
+  disableControls(island, false);
 }
 
 /**
@@ -179,7 +179,7 @@ export function sendBeforeHydration(
     answer = sent;
     enter(island, "sent");
     // Once React hydrates, the page is React's to change.
-    if (!island.hasAttribute(HYDRATING)) showLoading(form);
+    if (!island.hasAttribute(HYDRATING)) showLoading(island);
     void sent.then((outcome) => {
       if (stateOf(island) !== "sent") return;
       shown = outcome === "registered" && !island.hasAttribute(HYDRATING) && showSuccess(form);
