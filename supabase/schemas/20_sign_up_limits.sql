@@ -67,9 +67,6 @@ create unlogged table private.sign_up_sources (source_key bytea primary key, arr
 comment on table private.sign_up_sources is
   'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
--- The shard a sign-up is counted in, at random, as its key's suffix (`#3`; none for one shard).
-create function private.shard_suffix(shards integer) returns text language sql volatile set search_path = '' as $$
-  select case when shards > 1 then '#' || floor(pg_catalog.random() * shards)::integer else '' end $$;
 -- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
 -- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval).
 create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
@@ -177,24 +174,25 @@ begin
     end if;
   end if;
 
-  -- Each source is a keyed hash of the scope's name and the client in it (`network:192.0.2.0`),
-  -- so no two scopes share one; with what each holds (a plain read), and each scope's fresh state.
+  -- Each source is a keyed hash of the scope's name and the client in it, then the shard it is
+  -- counted in, at random (`network:192.0.2.0#3`; no suffix for one shard), so no two scopes
+  -- share one; with what each holds (a plain read), and each scope's fresh state. One pass over
+  -- the two scopes, with no function call: this runs for every sign-up.
   select k.address_key, k.network_key,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.address_key) as address_arrivals,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.network_key) as network_arrivals,
-         coalesce(f.address_fresh, '{}') as address_fresh, coalesce(f.network_fresh, '{}') as network_fresh
+         coalesce(k.address_fresh, '{}') as address_fresh, coalesce(k.network_fresh, '{}') as network_fresh
     into source
-    from (select pg_catalog.sha256(c.secret || convert_to('address:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address) || private.shard_suffix(a.shards), 'UTF8')) as address_key,
-                 pg_catalog.sha256(c.secret || convert_to('network:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address) || private.shard_suffix(n.shards), 'UTF8')) as network_key
-            from private.client_key_secret c, private.sign_up_scopes a, private.sign_up_scopes n
-           where a.name = 'address' and n.name = 'network') k,
-         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
-                   filter (where l.per = 'address') as address_fresh,
-                 pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
-                   filter (where l.per = 'network') as network_fresh
-            from private.sign_up_limits l join private.sign_up_scopes s on s.name = l.per) f;
+    from (select (array_agg(scope.key) filter (where scope.name = 'address'))[1] as address_key,
+                 (array_agg(scope.key) filter (where scope.name = 'network'))[1] as network_key,
+                 (array_agg(scope.fresh) filter (where scope.name = 'address'))[1] as address_fresh,
+                 (array_agg(scope.fresh) filter (where scope.name = 'network'))[1] as network_fresh
+            from (select s.name, pg_catalog.sha256(c.secret || convert_to(s.name || ':' || coalesce(
+                           host(network(set_masklen(ip, case family(ip) when 4 then s.ipv4_prefix else s.ipv6_prefix end))), address)
+                           || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')) as key,
+                         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
+                            from private.sign_up_limits l where l.per = s.name) as fresh
+                    from private.client_key_secret c, private.sign_up_scopes s) scope) k;
 
   -- A source never seen passes no limit: each allows at least one. A scope with no limits keeps
   -- no state (below), so no turn to take on its row.
@@ -238,7 +236,7 @@ create trigger early_access_2_admit
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
-revoke all on function private.check_sign_up(), private.admit_sign_up(), private.shard_suffix(integer),
-  private.arrivals_after(jsonb, jsonb, float8), private.limits_passed(jsonb, jsonb, float8),
-  private.refuse_past_ceiling(jsonb, jsonb, float8), private.forget_empty_sources(bytea, float8)
+revoke all on function private.check_sign_up(), private.admit_sign_up(), private.arrivals_after(jsonb, jsonb, float8),
+  private.limits_passed(jsonb, jsonb, float8), private.refuse_past_ceiling(jsonb, jsonb, float8),
+  private.forget_empty_sources(bytea, float8)
   from public, anon, authenticated, service_role;
