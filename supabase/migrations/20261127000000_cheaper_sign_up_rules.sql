@@ -1,14 +1,37 @@
--- The sign-up rules at less cost per sign-up, the same rules: a source's key and fresh state in
--- one pass over the two scopes, the shard picked inline rather than by a function call (about
--- half that statement's time), and an empty source found by one JSON path test rather than a
--- subquery over its buckets. `npm run bench:rules` has the figures.
+-- The sign-up rules at less cost per sign-up and per refusal, the same rules:
+--   - a source's key and fresh state in one pass over the two scopes, the shard picked inline
+--     rather than by a function call (about half that statement's time);
+--   - a request past a ceiling that passed the plain read together with others is refused under
+--     its source's lock with nothing written, rather than after writing a row version that its
+--     refusal leaves dead.
+-- `npm run bench:rules` and `npm run bench:flood` have the figures.
+
+-- Counts a sign-up at `at` in a source (a new one starts from `fresh`) under its row's lock, so
+-- that concurrent requests of one source take turns; past a ceiling, writes nothing (the row is
+-- only locked) and refuses it. Returns the state with it, and whether the source is new (nulls for
+-- a scope without limits). A state's keys name their scope: it stands for both in limits_passed.
+create function private.count_in_source(key bytea, fresh jsonb, at float8, out arrivals jsonb, out added boolean)
+language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
+begin
+  if fresh = '{}' then return; end if;
+  insert into private.sign_up_sources as s (source_key, arrivals) values (key, fresh)
+  on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
+   where not exists (select from (select private.arrivals_after(s.arrivals, excluded.arrivals, at) as a) next,
+                       private.limits_passed(next.a, next.a, at) p where p.kind = 'ceiling')
+  returning s.arrivals, s.xmax = 0 into arrivals, added;
+  if not found then
+    perform private.refuse_past_ceiling(next.a, next.a, at)
+       from (select private.arrivals_after(s.arrivals, fresh, at) as a from private.sign_up_sources s where s.source_key = key) next;
+  end if;
+end;
+$$;
+
+revoke all on function private.count_in_source(bytea, jsonb, float8) from public, anon, authenticated, service_role;
 
 -- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
 -- after early_access_1_check, so a sign-up the checks refuse is never counted. A refusal is
--- decided on a plain read of its two sources, before any write or lock; an admitted sign-up then
--- adds itself to both under their rows' locks (address, then network), so concurrent requests of
--- one source take turns and none slips past a ceiling; if it fails later, its count rolls back.
--- One plan for all (force_generic_plan), not one per client.
+-- decided on a plain read of its two sources, before any write or lock; if a sign-up fails
+-- later, its counts roll back. One plan for all (force_generic_plan), not one per client.
 create or replace function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
@@ -20,9 +43,7 @@ declare
   address text := coalesce(nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
                            nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), ''));
   ip inet;
-  source record;
-  both_new boolean;
-  any_new boolean;
+  source record; address_count record; network_count record;
 begin
   -- The role the request runs as (current_user is this function's owner). A missing email
   -- counts for nothing: the NOT NULL constraint refuses it next.
@@ -44,15 +65,12 @@ begin
   -- socket is that IPv4 client.
   if pg_catalog.pg_input_is_valid(address, 'inet') then
     ip := address::inet;
-    if ip << inet '::ffff:0.0.0.0/96' then
-      ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0');
-    end if;
+    if ip << inet '::ffff:0.0.0.0/96' then ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0'); end if;
   end if;
 
-  -- Each source is a keyed hash of the scope's name and the client in it, then the shard it is
-  -- counted in, at random (`network:192.0.2.0#3`; no suffix for one shard), so no two scopes
-  -- share one; with what each holds (a plain read), and each scope's fresh state. One pass over
-  -- the two scopes, with no function call: this runs for every sign-up.
+  -- Each source is a keyed hash of the scope's name, the client in it and the shard it is counted
+  -- in, at random (`network:192.0.2.0#3`; none for one shard), so no two scopes share one; with
+  -- what each holds (a plain read) and each scope's fresh state, in one pass over the scopes.
   select k.address_key, k.network_key,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.address_key) as address_arrivals,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.network_key) as network_arrivals,
@@ -69,32 +87,22 @@ begin
                             from private.sign_up_limits l where l.per = s.name) as fresh
                     from private.client_key_secret c, private.sign_up_scopes s) scope) k;
 
-  -- A source never seen passes no limit: each allows at least one. A scope with no limits keeps
-  -- no state (below), so no turn to take on its row.
+  -- A source never seen passes no limit: each allows at least one.
   if source.address_arrivals is not null or source.network_arrivals is not null then
     perform private.refuse_past_ceiling(private.arrivals_after(source.address_arrivals, source.address_fresh, at),
                                         private.arrivals_after(source.network_arrivals, source.network_fresh, at), at);
   end if;
-  with counted as (
-    insert into private.sign_up_sources as s (source_key, arrivals)
-    select * from (values (source.address_key, source.address_fresh), (source.network_key, source.network_fresh)) v (k, a) where a <> '{}'
-    on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
-    returning s.source_key, s.arrivals, s.xmax = 0 as added)
-  select bool_and(c.added), bool_or(c.added),
-         (array_agg(c.arrivals) filter (where c.source_key = source.address_key))[1],
-         (array_agg(c.arrivals) filter (where c.source_key = source.network_key))[1]
-    into both_new, any_new, source.address_arrivals, source.network_arrivals
-    from counted c;
-
-  if not both_new then
-    -- Requests that passed the plain read together: the one past the ceiling is refused here.
-    perform private.refuse_past_ceiling(source.address_arrivals, source.network_arrivals, at);
+  -- Requests that passed the plain read together take turns here; the one past a ceiling is
+  -- refused with nothing written (a network's refusal rolls its address's count back).
+  select * into address_count from private.count_in_source(source.address_key, source.address_fresh, at);
+  select * into network_count from private.count_in_source(source.network_key, source.network_fresh, at);
+  if not (address_count.added and network_count.added) then
     -- 30_marks.sql
-    perform private.mark_past_pace(new.id, source.address_key, source.address_arrivals, source.network_arrivals, at);
+    perform private.mark_past_pace(new.id, source.address_key, address_count.arrivals, network_count.arrivals, at);
   end if;
   -- One sign-up in eight that adds a source (by its address's hash, so at random) forgets up to
   -- 32: sign-ups add at most two rows each and look at four on average, so a backlog drains.
-  if any_new and get_byte(source.address_key, 0) < 32 then
+  if (address_count.added or network_count.added) and get_byte(source.address_key, 0) < 32 then
     perform private.forget_empty_sources(source.address_key, at);
   end if;
 
@@ -103,23 +111,5 @@ begin
 end;
 $$;
 
--- Its one caller computes the shard inline now.
+-- Its one caller picks the shard inline now.
 drop function private.shard_suffix(integer);
-
--- Forgets the sources that follow `after` in key order, at most 32, whose buckets are all empty
--- at `at`: such a state says no more than none. Keys are hashes, so these are rows picked at
--- random; only they are locked, and none another request holds (two sign-ups never wait for each
--- other here). One plan for all, made without statistics: none can turn it into a scan.
-create or replace function private.forget_empty_sources(after bytea, at float8)
-returns void language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
-begin
-  delete from private.sign_up_sources
-   where source_key in (
-     select source.source_key from private.sign_up_sources source
-      where source.source_key = any (array(
-              select following.source_key from private.sign_up_sources following
-               where following.source_key > after order by following.source_key limit 32))
-        and coalesce((select max(a.value::float8) from pg_catalog.jsonb_each_text(source.arrivals) a), 0) < at
-        for update of source skip locked);
-end;
-$$;
