@@ -449,6 +449,36 @@ describe("a flood from one address", () => {
     });
   });
 
+  it("passing the plain read as its ceiling fills, is refused under the lock with nothing written", async () => {
+    const headers = { "cf-connecting-ip": "198.51.100.41" };
+    await withLimit("ceiling", "per address per hour", "max_sign_ups = 2", async () => {
+      await signUpWithHeaders(owner, headers);
+      let refused: Promise<void> | undefined;
+      await owner.transaction(async (holder) => {
+        // The second sign-up, admitted, not yet committed: it holds the source's row.
+        await signUpAsVisitor(holder, headers);
+        await holder.query("reset role");
+        // A third reads the committed state (room for one), and waits for the row (its session
+        // runs as anon: pg_locks, not pg_stat_activity, shows it waiting).
+        refused = owner.transaction(async (tx) => {
+          const before = await sourceWrites(tx);
+          const error = await failedSignUp(tx, headers, uniqueEmail("edge"));
+          expect(String(error)).toMatch(/"code" ?: ?"PT429"/);
+          expect((await sourceWrites(tx)) - before, "rows written by the refused sign-up").toBe(0);
+        });
+        await expect
+          .poll(async () => {
+            const { rows } = await holder.query<{ n: number }>(
+              "select count(*)::integer as n from pg_catalog.pg_locks where not granted",
+            );
+            return rows[0]!.n;
+          })
+          .toBe(1);
+      });
+      await refused;
+    });
+  });
+
   it("keeps its network's neighbours out past the network's ceiling, for a few seconds at most", async ({
     skip,
   }) => {
