@@ -10,15 +10,10 @@
 //    alone, then during a flood offered at 400 a second from one /24 over 50 connections.
 //
 // Prints the figures with their targets; never fails on them.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startCluster, SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../tools/local-supabase/database/database.ts";
-import { connectPool } from "../tools/local-supabase/database/pool.ts";
-import { OWNER, setUpSupabaseProject } from "../tools/local-supabase/database/supabase-project.ts";
+import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
-import { median, ms, table } from "./support.ts";
+import { median, ms, startBenchCluster, table } from "./support.ts";
 
 const ONE_AT_A_TIME = 300;
 const REFUSALS_FOR_GROWTH = 1_000;
@@ -107,27 +102,11 @@ async function privateBytes(owner: Database): Promise<number> {
   return Number(rows[0]!.bytes);
 }
 
-const folder = mkdtempSync(join(tmpdir(), "bench-flood-"));
-// As root, the server runs as another user, who must reach the cluster inside.
-chmodSync(folder, 0o711);
-const cluster = await startCluster({
-  folder: join(folder, "cluster"),
-  durable: true,
-  settings: { max_connections: "200" },
-});
-const pools: Database[] = [];
+const cluster = await startBenchCluster(["flood"]);
 try {
-  const admin = connectPool({ url: cluster.url(SUPERUSER, "postgres"), poolSize: 1 });
-  await admin.exec("create database flood");
-  await admin.close();
-  await setUpSupabaseProject(cluster, "flood");
-  const owner = connectPool({ url: cluster.url(OWNER, "flood"), poolSize: 1 });
-  pools.push(owner);
-  const handlerOver = async (poolSize: number) => {
-    const api = connectPool({ url: cluster.url("authenticator", "flood"), poolSize });
-    pools.push(api);
-    return (await createPostgrest(api)).handle;
-  };
+  const owner = cluster.pool(OWNER, "flood", 1);
+  const handlerOver = async (poolSize: number) =>
+    (await createPostgrest(cluster.pool("authenticator", "flood", poolSize))).handle;
   const floodHandle = await handlerOver(FLOOD_CONNECTIONS);
   const visitorHandle = await handlerOver(10);
 
@@ -233,7 +212,5 @@ try {
       ),
   );
 } finally {
-  await Promise.all(pools.map((pool) => pool.close()));
-  await cluster.stop();
-  rmSync(folder, { recursive: true, force: true });
+  await cluster.close();
 }

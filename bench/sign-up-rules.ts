@@ -15,17 +15,11 @@
 // Prints the figures with their targets and writes every sample to bench/results/
 // sign-up-rules.json. It never fails on them. The server keeps every commit on disk, as a
 // hosted one does.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startCluster, SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
-import type { Database } from "../tools/local-supabase/database/database.ts";
-import { connectPool } from "../tools/local-supabase/database/pool.ts";
-import { OWNER, setUpSupabaseProject } from "../tools/local-supabase/database/supabase-project.ts";
+import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
-import { median, ms, table } from "./support.ts";
+import { median, ms, startBenchCluster, table } from "./support.ts";
 
 const { values: options } = parseArgs({
   options: {
@@ -113,26 +107,12 @@ async function run(handle: Postgrest["handle"], count: number): Promise<Run> {
   };
 }
 
-const folder = mkdtempSync(join(tmpdir(), "bench-sign-up-rules-"));
-// As root, the server runs as another user, who must reach the cluster inside.
-chmodSync(folder, 0o711);
-const cluster = await startCluster({
-  folder: join(folder, "cluster"),
-  durable: true,
-  settings: { max_connections: "200" },
-});
-const pools: Database[] = [];
+const cluster = await startBenchCluster(["with_rules", "without_rules"]);
 try {
-  const admin = connectPool({ url: cluster.url(SUPERUSER, "postgres"), poolSize: 1 });
-  for (const name of ["with_rules", "without_rules"]) await admin.exec(`create database ${name}`);
-  await admin.close();
-
   async function open(name: string, change?: string) {
-    await setUpSupabaseProject(cluster, name);
-    const owner = connectPool({ url: cluster.url(OWNER, name), poolSize: 1 });
+    const owner = cluster.pool(OWNER, name, 1);
     if (change) await owner.exec(change);
-    const api = connectPool({ url: cluster.url("authenticator", name), poolSize: CONNECTIONS });
-    pools.push(owner, api);
+    const api = cluster.pool("authenticator", name, CONNECTIONS);
     return { owner, handle: (await createPostgrest(api)).handle };
   }
   const withRules = await open("with_rules");
@@ -215,7 +195,5 @@ try {
     `${JSON.stringify({ signUps: SIGN_UPS, connections: CONNECTIONS, samples, afterIdle, wholeTableScans }, null, 2)}\n`,
   );
 } finally {
-  await Promise.all(pools.map((pool) => pool.close()));
-  await cluster.stop();
-  rmSync(folder, { recursive: true, force: true });
+  await cluster.close();
 }

@@ -1,10 +1,16 @@
-// What the benches share: serving a build as `npm start` does, running `npm run backend`,
-// medians, and markdown tables.
+// What the benches share: serving a build as `npm start` does, running `npm run backend`, a
+// PostgreSQL server of their own with Supabase projects on it, medians, and markdown tables.
 import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startCluster, SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
+import type { Database } from "../tools/local-supabase/database/database.ts";
+import { connectPool } from "../tools/local-supabase/database/pool.ts";
+import { setUpSupabaseProject } from "../tools/local-supabase/database/supabase-project.ts";
 import { createStaticHost } from "../tools/static-host/static-host.ts";
 import { npmScriptArgs } from "../tools/npm-script.ts";
 
@@ -87,4 +93,49 @@ export async function startLocalSupabaseProcess(
       await exited;
     },
   };
+}
+
+/** A PostgreSQL server of a bench's own, and what it closes. */
+export interface BenchCluster {
+  /** A pool of `poolSize` connections as `role` to `database`, closed with the server. */
+  pool: (role: string, database: string, poolSize: number) => Database;
+  /** Closes every pool, stops the server and removes its folder. */
+  close: () => Promise<void>;
+}
+
+/**
+ * A server that keeps every commit on disk, as a hosted one does, in a temporary folder, with
+ * each of `databases` set up as a Supabase project (the migrations applied).
+ */
+export async function startBenchCluster(databases: string[]): Promise<BenchCluster> {
+  const folder = mkdtempSync(join(tmpdir(), "bench-cluster-"));
+  // As root, the server runs as another user, who must reach the cluster inside.
+  chmodSync(folder, 0o711);
+  const cluster = await startCluster({
+    folder: join(folder, "cluster"),
+    durable: true,
+    settings: { max_connections: "200" },
+  });
+  const pools: Database[] = [];
+  const bench: BenchCluster = {
+    pool: (role, database, poolSize) => {
+      const pool = connectPool({ url: cluster.url(role, database), poolSize });
+      pools.push(pool);
+      return pool;
+    },
+    close: async () => {
+      await Promise.all(pools.map((pool) => pool.close()));
+      await cluster.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+  try {
+    const admin = bench.pool(SUPERUSER, "postgres", 1);
+    for (const name of databases) await admin.exec(`create database ${name}`);
+    for (const name of databases) await setUpSupabaseProject(cluster, name);
+  } catch (error) {
+    await bench.close();
+    throw error;
+  }
+  return bench;
 }
