@@ -10,7 +10,12 @@
 // the island's own. Astro inlines this script into the page and hashes it into the
 // Content-Security-Policy.
 import type { ClientDirective } from "astro";
-import { holdSubmits, hydrateWhenAnswered, onIntent } from "../lib/sign-up-before-hydration";
+import {
+  fetchingForSignUp,
+  holdSubmits,
+  hydrateWhenAnswered,
+  onIntent,
+} from "../lib/sign-up-before-hydration";
 import { idleAfterFirstPaint } from "./first-paint";
 
 declare module "astro" {
@@ -33,6 +38,9 @@ interface IslandModule {
 
 const formDirective: ClientDirective = (load, { value }, island) => {
   holdSubmits(island);
+  // Until the island's module is here, client:painted islands wait (whenSignUpServed).
+  const moduleHere = Promise.withResolvers<void>();
+  fetchingForSignUp(island, moduleHere.promise);
 
   let hydrating = false;
   const hydrate = () => {
@@ -49,7 +57,10 @@ const formDirective: ClientDirective = (load, { value }, island) => {
           () => {},
         )
       : Promise.resolve();
-    void sending.then(() => hydrateWhenAnswered(island, load));
+    void sending.then(() => {
+      moduleHere.resolve();
+      hydrateWhenAnswered(island, load);
+    });
   };
 
   onIntent(island, () => {
@@ -68,7 +79,9 @@ const formDirective: ClientDirective = (load, { value }, island) => {
     }
     // Addresses only: under `npm run dev` the build has not written them in.
     for (const href of intent?.modules.split(" ").filter((module) => module.startsWith("/")) ?? []) {
-      document.head.append(Object.assign(document.createElement("link"), { rel: "modulepreload", href }));
+      const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href });
+      fetchingForSignUp(island, new Promise((settled) => (link.onload = link.onerror = settled)));
+      document.head.append(link);
     }
     hydrate();
   });

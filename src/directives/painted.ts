@@ -1,7 +1,10 @@
 // `client:painted`: hydrates when the browser is idle, as client:idle does, but never before the
-// page's first paint, so that the island's JavaScript cannot delay it. Astro inlines this script
-// into the page and hashes it into the Content-Security-Policy.
+// page's first paint, so that the island's JavaScript cannot delay it, nor before a sign-up has
+// what it needs and its answer (whenSignUpServed), so that React's download and start-up cannot
+// delay that either. Astro inlines this script into the page and hashes it into the
+// Content-Security-Policy.
 import type { ClientDirective } from "astro";
+import { whenSignUpServed } from "../lib/sign-up-before-hydration";
 import { idleAfterFirstPaint } from "./first-paint";
 
 declare module "astro" {
@@ -11,7 +14,7 @@ declare module "astro" {
 }
 
 const paintedDirective: ClientDirective = (load) => {
-  idleAfterFirstPaint(async () => (await load())());
+  idleAfterFirstPaint(() => whenSignUpServed(async () => (await load())()));
 };
 
 export default paintedDirective;

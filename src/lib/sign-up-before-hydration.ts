@@ -45,6 +45,8 @@ type State = "held" | "sent" | "answered" | "shown" | "island";
 
 const STATE = "data-sign-up";
 const INTENT = "data-intent";
+/** On the form's island while modules a sign-up needs are on their way: how many (fetchingForSignUp). */
+const FETCHING = "data-fetching";
 /** Set by client:form just before React starts to hydrate: from then on, only React changes the island. */
 const HYDRATING = "data-hydrating";
 
@@ -69,28 +71,59 @@ function enter(island: Element, state: State): void {
   else island.setAttribute("aria-busy", "true");
 }
 
+/** Calls `callback` now, or once `waiting()` is false, checked as the page's sign-up changes. */
+function whenNot(waiting: () => unknown, callback: () => void): void {
+  if (!waiting()) return callback();
+  const observer = new MutationObserver(() => {
+    if (waiting()) return;
+    observer.disconnect();
+    callback();
+  });
+  observer.observe(document.body, { attributes: true, attributeFilter: [FETCHING, STATE], subtree: true });
+}
+
 /**
  * Called by client:form once the island's module has sent what was held, with what loads React
- * and the island: loads and hydrates at once or, while a sign-up sent before hydration awaits its
- * answer, once the answer is in, so that the answer (a success shows at once) waits neither for
- * React's download nor for its hydrating the form.
+ * and the island: loads and hydrates once no module a sign-up needs is on its way and no sign-up
+ * sent before hydration awaits its answer, so that the answer (a success shows at once) waits
+ * neither for React's download nor for its hydrating the form.
  */
 export function hydrateWhenAnswered(island: Element, load: () => Promise<() => unknown>): void {
-  const start = () =>
-    void load().then((hydrate) => {
-      // Should a sign-up be sent while React loaded, React finds the form as served, and shows
-      // the loading state itself.
-      endLoading(island);
-      island.setAttribute(HYDRATING, "");
-      void hydrate();
-    });
-  if (stateOf(island) !== "sent") return start();
-  const observer = new MutationObserver(() => {
-    if (stateOf(island) === "sent") return;
-    observer.disconnect();
-    start();
-  });
-  observer.observe(island, { attributes: true, attributeFilter: [STATE] });
+  whenNot(
+    () => island.hasAttribute(FETCHING) || stateOf(island) === "sent",
+    () =>
+      void load().then((hydrate) => {
+        // Should a sign-up be sent while React loaded, React finds the form as served, and shows
+        // the loading state itself.
+        endLoading(island);
+        island.setAttribute(HYDRATING, "");
+        void hydrate();
+      }),
+  );
+}
+
+/**
+ * Notes on the island that a module a sign-up needs is on its way, until `download` settles:
+ * client:form's, for the island's module and for what it preloads at the visitor's first move.
+ */
+export function fetchingForSignUp(island: Element, download: Promise<unknown>): void {
+  const count = (change: number) => {
+    const pending = Number(island.getAttribute(FETCHING) ?? 0) + change;
+    if (pending > 0) island.setAttribute(FETCHING, String(pending));
+    else island.removeAttribute(FETCHING);
+  };
+  count(1);
+  const settled = () => count(-1);
+  download.then(settled, settled);
+}
+
+/**
+ * Calls `callback` once no sign-up waits for the page: none of its modules on its way
+ * (fetchingForSignUp), and none held or sent. For what can wait until then (client:painted): on a
+ * slow phone, the eager visitor's sign-up gets the line and the main thread to itself.
+ */
+export function whenSignUpServed(callback: () => void): void {
+  whenNot(() => document.querySelector(`[${FETCHING}], [${STATE}=held], [${STATE}=sent]`), callback);
 }
 
 /** Calls `callback` once, at the visitor's first move toward the form, or now if it came already. */

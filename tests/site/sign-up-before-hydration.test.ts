@@ -208,6 +208,45 @@ describe("a success answered before React hydrates", () => {
   });
 });
 
+describe("what waits for a sign-up", () => {
+  it("React waits for the modules a sign-up needs, then loads", async () => {
+    const download = Promise.withResolvers<void>();
+    early.fetchingForSignUp(island, download.promise);
+    const hydrate = vi.fn();
+    const load = vi.fn(async () => hydrate);
+    early.hydrateWhenAnswered(island, load);
+    expect(load).not.toHaveBeenCalled();
+    download.resolve();
+    await vi.waitFor(() => expect(hydrate).toHaveBeenCalledTimes(1));
+  });
+
+  it("client:painted waits while a module is on its way, a submit is held or sent, and for nothing else", async () => {
+    const after = vi.fn();
+    const failed = Promise.withResolvers<void>();
+    const arrived = Promise.withResolvers<void>();
+    early.fetchingForSignUp(island, failed.promise);
+    early.fetchingForSignUp(island, arrived.promise);
+    early.whenSignUpServed(after);
+    failed.reject(new Error("a download that failed counts as settled"));
+    await Promise.resolve();
+    early.holdSubmits(island);
+    submit();
+    arrived.resolve();
+    await new Promise((settled) => setTimeout(settled));
+    expect(after, "while the submit is held").not.toHaveBeenCalled();
+    const { send, answer, promise } = sender();
+    early.sendBeforeHydration(island, send);
+    await new Promise((settled) => setTimeout(settled));
+    expect(after, "while the sign-up is sent").not.toHaveBeenCalled();
+    answer();
+    await promise;
+    await vi.waitFor(() => expect(after).toHaveBeenCalledTimes(1));
+    const now = vi.fn();
+    early.whenSignUpServed(now);
+    expect(now).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe("once React has hydrated the island", () => {
   it("hands over the answer to the sign-up sent before, once", () => {
     early.holdSubmits(island);
