@@ -62,7 +62,12 @@ const Toasts = lazy(() => import("./Toasts"));
 
 /** Resolves once, when the lazily loaded Toaster is ready to show toasts. */
 function useToasterReady() {
-  const [ready] = useState(() => Promise.withResolvers<void>());
+  // Not Promise.withResolvers: Safari has it only since 17.4.
+  const [ready] = useState(() => {
+    let resolve = () => {};
+    const promise = new Promise<void>((settle) => (resolve = settle));
+    return { promise, resolve };
+  });
   const onMounted = useCallback(() => ready.resolve(), [ready]);
   return { whenReady: ready.promise, onMounted };
 }

@@ -38,9 +38,10 @@ interface IslandModule {
 
 const formDirective: ClientDirective = (load, { value }, island) => {
   holdSubmits(island);
-  // Until the island's module is here, client:painted islands wait (whenSignUpServed).
-  const moduleHere = Promise.withResolvers<void>();
-  fetchingForSignUp(island, moduleHere.promise);
+  // Until the island's module is here, client:painted islands wait (whenSignUpServed). (Not
+  // Promise.withResolvers: Safari has it only since 17.4.)
+  let moduleHere = () => {};
+  fetchingForSignUp(island, new Promise<void>((arrived) => (moduleHere = arrived)));
 
   let hydrating = false;
   const hydrate = () => {
@@ -58,7 +59,7 @@ const formDirective: ClientDirective = (load, { value }, island) => {
         )
       : Promise.resolve();
     void sending.then(() => {
-      moduleHere.resolve();
+      moduleHere();
       hydrateWhenAnswered(island, load);
     });
   };
