@@ -48,9 +48,10 @@ const formDirective: ClientDirective = (load, { value }, island) => {
     if (hydrating) return;
     hydrating = true;
     // The island's module first (the same module Astro's load() imports, so it is fetched once):
-    // it sends a submit held meanwhile. React follows once that sign-up is answered, so that
-    // neither React's download nor its start-up competes with the request or delays the answer.
-    // Should the module fail to download, load() retries it, and a held submit waits for the island.
+    // it sends a submit held meanwhile. React follows once nothing a sign-up needs is on its way
+    // and no sign-up awaits its answer, so that neither React's download nor its start-up
+    // competes with the request or delays the answer. Should the module fail to download, load()
+    // retries it, and a held submit waits for the island.
     const url = island.getAttribute("component-url");
     const sending = url
       ? import(url).then(

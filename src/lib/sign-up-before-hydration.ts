@@ -7,7 +7,8 @@
 //   1. from the page's start (client:form calls holdSubmits): every submit is held;
 //   2. once the island's module has arrived (client:form calls that module's `beforeHydration`,
 //      which calls sendBeforeHydration): a held submit is sent at once, and any later one. React
-//      loads only after that, once such a sign-up is answered (hydrateWhenAnswered), so that
+//      loads only once nothing a sign-up needs is on its way and such a sign-up is answered
+//      (hydrateWhenAnswered; client:painted islands wait alike, whenSignUpServed), so that
 //      neither its download nor its start-up competes with the request. Meanwhile the form shows
 //      the island's loading state (its fields and button disabled, the button's label from the
 //      page's <template> SENDING_TEMPLATE). A success that comes back before React has started to
