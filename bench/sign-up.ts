@@ -262,7 +262,7 @@ async function main() {
   await mkdir(dirname(RESULTS), { recursive: true });
   await writeFile(
     RESULTS,
-    `${JSON.stringify({ environment: { date, runs, typedRuns, network: NETWORK, cpuSlowdown: CPU_SLOWDOWN, viewport: VIEWPORT, peer: values.peer ?? null }, medians, ratio: ratio ?? null, samples }, null, 2)}\n`,
+    `${JSON.stringify({ environment: { date, runs, typedRuns, network: NETWORK, cpuSlowdown: CPU_SLOWDOWN, viewport: VIEWPORT, withPeer: Boolean(values.peer) }, medians, ratio: ratio ?? null, samples }, null, 2)}\n`,
   );
   console.log(`\nEvery sample: ${RESULTS}`);
 }
