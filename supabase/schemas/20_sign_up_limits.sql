@@ -4,10 +4,7 @@
 -- refused, with 429. Supabase does not rate-limit its REST API, so the database does.
 
 -- The key of the sources' hashes: random, made once per database, never leaves it.
-create table private.client_key_secret (
-  only_row boolean primary key default true check (only_row),
-  secret bytea not null
-);
+create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
 insert into private.client_key_secret (secret)
 select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
 
@@ -41,18 +38,16 @@ create table private.sign_up_limits (
 comment on table private.sign_up_limits is
   'Leaky buckets per client: max_sign_ups, draining that many each window_length. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
 
--- Paces, as a crowd of people rarely passes them and a script does at once.
+-- Paces, as a crowd of people rarely passes them and a script does at once. Ceilings, far above
+-- any crowd: per address, 1,000 an hour (a keynote's whole audience behind one address; a flood
+-- from one address stores about this many, all past the pace marked) and 3,000 a day (three such
+-- crowds); per network (a campus, a carrier's NAT pool: 250 people from 250 addresses of one /24
+-- are all stored), 2,000 an hour and 10,000 a day, where a script rotating through a /24's 256
+-- addresses, each under its own ceiling, still stops.
 insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
   ('pace', 'per address per minute', 'address', interval '1 minute', 10),
   ('pace', 'per address per day', 'address', interval '1 day', 100),
-  ('pace', 'per network per hour', 'network', interval '1 hour', 200);
-
--- Ceilings, far above any crowd: per address, 1,000 an hour (a keynote's whole audience behind
--- one address; a flood from one address stores about this many, all past the pace marked) and
--- 3,000 a day (three such crowds); per network (a campus, a carrier's NAT pool: 250 people from
--- 250 addresses of one /24 are all stored), 2,000 an hour and 10,000 a day, where a script
--- rotating through a /24's 256 addresses, each under its own ceiling, still stops.
-insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
+  ('pace', 'per network per hour', 'network', interval '1 hour', 200),
   ('ceiling', 'per address per hour', 'address', interval '1 hour', 1000),
   ('ceiling', 'per address per day', 'address', interval '1 day', 3000),
   ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
@@ -64,32 +59,35 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
 -- timestamps and intervals, whose sums follow the request's time zone (`Prefer: timezone`).
 -- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
 create unlogged table private.sign_up_sources (source_key bytea primary key, arrivals jsonb not null);
-comment on table private.sign_up_sources is
-  'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
+comment on table private.sign_up_sources is 'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
 -- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
--- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval).
+-- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval). PL/pgSQL,
+-- as each helper here: its plans last the session; PostgreSQL 17 plans an SQL function per statement.
 create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
-returns jsonb language sql immutable set search_path = '' as $$
-  select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
-    from pg_catalog.jsonb_each_text(fresh) as f
+returns jsonb language plpgsql immutable set search_path = '' as $$
+begin
+  return (select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
+            from pg_catalog.jsonb_each_text(fresh) as f);
+end;
 $$;
 
 -- The limits a sign-up passes, given its sources' states with it counted, at the instant `at`:
--- those whose bucket holds more than max_sign_ups (a millisecond's slack for rounding), with
--- about how many it holds and the seconds until one more fits. A pure function of the stored
--- state and the instant.
+-- those whose bucket holds more than max_sign_ups (a millisecond's slack for rounding), with about
+-- how many it holds and the seconds until one more fits: a pure function of state and instant.
 create function private.limits_passed(address_arrivals jsonb, network_arrivals jsonb, at float8)
 returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer)
-language sql stable set search_path = '' as $$
-  select l.kind, l.name, l.max_sign_ups, round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
+language plpgsql stable set search_path = '' as $$
+begin
+  return query select l.kind, l.name, l.max_sign_ups, round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
          greatest(1, ceil(b.arrival - at - b.seconds))::integer
     from private.sign_up_limits l
    cross join lateral (select extract(epoch from l.window_length)::float8 as seconds,
                               (case l.per when 'address' then address_arrivals else network_arrivals end
                                  ->> (l.kind || ' ' || l.name))::float8 as arrival) b
    where b.arrival - at > b.seconds + 0.001
-   order by l.kind, l.per, l.window_length
+   order by l.kind, l.per, l.window_length;
+end;
 $$;
 
 -- Refuses a sign-up past a ceiling with 429 (PostgREST's convention for choosing the HTTP
@@ -111,22 +109,24 @@ end;
 $$;
 
 -- Counts a sign-up at `at` in a source (a new one starts from `fresh`) under its row's lock, so
--- that concurrent requests of one source take turns; past a ceiling, writes nothing (the row is
--- only locked) and refuses it. Returns the state with it, and whether the source is new (nulls for
--- a scope without limits). A state's keys name their scope: it stands for both in limits_passed.
+-- concurrent requests of one source take turns, judged at the instant it holds the lock (not as if
+-- it came before one it waited behind); past a ceiling, writes nothing (the row is only locked) and
+-- refuses it, or counts it again if its bucket drained in the microseconds since. Returns the state
+-- with it and whether the source is new (nulls for a scope without limits); its keys name its scope.
 create function private.count_in_source(key bytea, fresh jsonb, at float8, out arrivals jsonb, out added boolean)
 language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
 begin
   if fresh = '{}' then return; end if;
-  insert into private.sign_up_sources as s (source_key, arrivals) values (key, fresh)
-  on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
-   where not exists (select from (select private.arrivals_after(s.arrivals, excluded.arrivals, at) as a) next,
-                       private.limits_passed(next.a, next.a, at) p where p.kind = 'ceiling')
-  returning s.arrivals, s.xmax = 0 into arrivals, added;
-  if not found then
-    perform private.refuse_past_ceiling(next.a, next.a, at)
+  loop
+    insert into private.sign_up_sources as s (source_key, arrivals) values (key, fresh)
+    on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
+     where not exists (select from (select private.arrivals_after(s.arrivals, excluded.arrivals, at) as a) next,
+                         private.limits_passed(next.a, next.a, extract(epoch from pg_catalog.clock_timestamp())) p where p.kind = 'ceiling')
+    returning s.arrivals, s.xmax = 0 into arrivals, added;
+    exit when found;
+    perform private.refuse_past_ceiling(next.a, next.a, extract(epoch from pg_catalog.clock_timestamp()))
        from (select private.arrivals_after(s.arrivals, fresh, at) as a from private.sign_up_sources s where s.source_key = key) next;
-  end if;
+  end loop;
 end;
 $$;
 
@@ -137,13 +137,13 @@ create function private.forget_empty_sources(after bytea, at float8)
 returns void language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
 begin
   delete from private.sign_up_sources
-   where source_key in (
+   where source_key = any (array(
      select source.source_key from private.sign_up_sources source
       where source.source_key = any (array(
               select following.source_key from private.sign_up_sources following
                where following.source_key > after order by following.source_key limit 32))
-        and coalesce((select max(a.value::float8) from pg_catalog.jsonb_each_text(source.arrivals) a), 0) < at
-        for update of source skip locked);
+        and not pg_catalog.jsonb_path_exists(source.arrivals, '$.* ? (@ >= $at)', pg_catalog.jsonb_build_object('at', at))
+        for update of source skip locked));
 end;
 $$;
 
@@ -155,7 +155,7 @@ create function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
-  at float8 := extract(epoch from pg_catalog.now());
+  at float8 := extract(epoch from pg_catalog.clock_timestamp());
   -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
   -- right-most x-forwarded-for entry, which the last proxy added (the client wrote the rest).
   headers json := nullif(current_setting('request.headers', true), '')::json;
@@ -216,8 +216,8 @@ begin
   select * into address_count from private.count_in_source(source.address_key, source.address_fresh, at);
   select * into network_count from private.count_in_source(source.network_key, source.network_fresh, at);
   if not (address_count.added and network_count.added) then
-    -- 30_marks.sql
-    perform private.mark_past_pace(new.id, source.address_key, address_count.arrivals, network_count.arrivals, at);
+    perform private.mark_past_pace(new.id, source.address_key, address_count.arrivals, network_count.arrivals,
+                                   extract(epoch from pg_catalog.clock_timestamp())); -- 30_marks.sql; judged now
   end if;
   -- One sign-up in eight that adds a source (by its address's hash, so at random) forgets up to
   -- 32: sign-ups add at most two rows each and look at four on average, so a backlog drains.
