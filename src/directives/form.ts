@@ -38,10 +38,8 @@ interface IslandModule {
 
 const formDirective: ClientDirective = (load, { value }, island) => {
   holdSubmits(island);
-  // Until the island's module is here, client:painted islands wait (whenSignUpServed). (Not
-  // Promise.withResolvers: Safari has it only since 17.4.)
-  let moduleHere = () => {};
-  fetchingForSignUp(island, new Promise<void>((arrived) => (moduleHere = arrived)));
+  // Until the island's module is here, client:painted islands wait (whenSignUpServed).
+  const moduleHere = fetchingForSignUp(island);
 
   let hydrating = false;
   const hydrate = () => {
@@ -82,7 +80,7 @@ const formDirective: ClientDirective = (load, { value }, island) => {
     // Addresses only: under `npm run dev` the build has not written them in.
     for (const href of intent?.modules.split(" ").filter((module) => module.startsWith("/")) ?? []) {
       const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href });
-      fetchingForSignUp(island, new Promise((settled) => (link.onload = link.onerror = settled)));
+      link.onload = link.onerror = fetchingForSignUp(island);
       document.head.append(link);
     }
     hydrate();

@@ -104,18 +104,22 @@ export function hydrateWhenAnswered(island: Element, load: () => Promise<() => u
 }
 
 /**
- * Notes on the island that a module a sign-up needs is on its way, until `download` settles:
- * client:form's, for the island's module and for what it preloads at the visitor's first move.
+ * Notes on the island that a module a sign-up needs is on its way, and returns what notes that it
+ * has arrived or failed (once, however often it is called): client:form's, for the island's module
+ * and for what it preloads at the visitor's first move.
  */
-export function fetchingForSignUp(island: Element, download: Promise<unknown>): void {
+export function fetchingForSignUp(island: Element): () => void {
   const count = (change: number) => {
     const pending = Number(island.getAttribute(FETCHING) ?? 0) + change;
     if (pending > 0) island.setAttribute(FETCHING, String(pending));
     else island.removeAttribute(FETCHING);
   };
   count(1);
-  const settled = () => count(-1);
-  download.then(settled, settled);
+  let settled = false;
+  return () => {
+    if (!settled) count(-1);
+    settled = true;
+  };
 }
 
 /**
