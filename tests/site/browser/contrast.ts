@@ -46,7 +46,10 @@ function markTexts(page: Page, within: string): Promise<number> {
     }
     [...found].forEach((element, index) => {
       element.setAttribute("data-contrast", String(index));
-      // Underlines are not text, and would pass for its colour: gone from both captures.
+      // Underlines are not text, and would pass for its colour: gone from both captures, at once
+      // (the calendar link's underline fades over 150 ms: under load, the captures caught it at
+      // two points of that fade, and its half-faded pixels passed for the text).
+      element.style.setProperty("transition", "none", "important");
       element.style.setProperty("text-decoration-color", "transparent", "important");
     });
     return found.size;
@@ -192,6 +195,7 @@ export async function measureContrast(
     document.querySelectorAll<HTMLElement>("[data-contrast]").forEach((element) => {
       element.removeAttribute("data-contrast");
       element.style.removeProperty("text-decoration-color");
+      element.style.removeProperty("transition");
     }),
   );
   return [...worst].sort(([a], [b]) => a - b).map(([, measured]) => measured);
