@@ -57,6 +57,18 @@ const throwawayAt = (backend: LocalSupabase) => ({
   SUPABASE_DATA_DIR: "memory://",
 });
 
+/**
+ * Waits for the next UTC hour to begin if it is less than 20 s away. The tests below make
+ * sign-ups, then compare their day and hour with those the command reads from its own clock a
+ * few seconds later: an hour (or a day) that began in between made both right and the test
+ * wrong, as in one run across midnight. So each group's sign-ups are made clear of that.
+ */
+async function clearOfTheHour(): Promise<void> {
+  const HOUR_MS = 3_600_000;
+  const untilNextHour = HOUR_MS - (Date.now() % HOUR_MS);
+  if (untilNextHour < 20_000) await new Promise((resume) => setTimeout(resume, untilNextHour + 100));
+}
+
 /** Sign-ups as the page makes them: its own code, with the publishable key, one at a time. */
 async function signUpThroughThePage(
   backend: LocalSupabase,
@@ -118,6 +130,7 @@ describe.each([
     ({ database, owner } = await openTestDatabase());
     backend = await startLocalSupabase({ database, port: 0, log: () => {} });
     env = settings(backend);
+    await clearOfTheHour();
     await signUpThroughThePage(backend, PEOPLE);
   });
   afterAll(() => backend?.close());
@@ -219,6 +232,7 @@ describe("counting by day", () => {
   beforeAll(async () => {
     const { database, owner } = await openTestDatabase();
     // Faked: the sign-up times, which the database otherwise takes from its clock.
+    await clearOfTheHour();
     await owner.exec(`
       insert into public.early_access (email, created_at) values
         ('now@example.com', now()),
@@ -282,6 +296,7 @@ describe("sign-ups marked for review", () => {
     // The migrations' limits, not lifted.
     ({ database, owner } = await openTestDatabase({ seed: null }));
     backend = await startLocalSupabase({ database, port: 0, log: () => {} });
+    await clearOfTheHour();
     await signUpThroughThePage(backend, crowd);
   });
   afterAll(() => backend?.close());
