@@ -1,8 +1,9 @@
--- The early-access list, its rules and the owner's marks: the baseline, exactly what
--- supabase/schemas/ declares (read there, file by file, for the reasons). Every later change
--- is a migration of its own.
+-- The early-access list, its rules and the owner's marks: the baseline, what supabase/schemas/
+-- declared when it was made (read there, file by file, for the reasons). Every later change is a
+-- migration of its own, named by the clock when it is made (`npx supabase migration new <name>`),
+-- and never edited once it has landed.
 
--- supabase/schemas/00_private.sql ------------------------------------------------------------
+-- supabase/schemas/00_private.sql -----------------------------------------------------------------
 
 -- The schema `private`: the helpers of the public tables (the sign-up limits, their logs, the key
 -- of their hashes, the trigger functions). The REST API exposes `public` only, and no API role may
@@ -120,7 +121,7 @@ grant insert (email, phone) on table public.early_access to anon, authenticated;
 grant select on table public.early_access to anon, authenticated;
 grant all on table public.early_access to service_role;
 
--- supabase/schemas/20_sign_up_limits.sql ------------------------------------------------------------
+-- supabase/schemas/20_sign_up_limits.sql ----------------------------------------------------------
 
 -- How fast sign-ups may come. No real person is refused because others share their address
 -- (offices, campuses, conference Wi-Fi, carrier NAT): past a source's normal pace a sign-up is
@@ -128,10 +129,7 @@ grant all on table public.early_access to service_role;
 -- refused, with 429. Supabase does not rate-limit its REST API, so the database does.
 
 -- The key of the sources' hashes: random, made once per database, never leaves it.
-create table private.client_key_secret (
-  only_row boolean primary key default true check (only_row),
-  secret bytea not null
-);
+create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
 insert into private.client_key_secret (secret)
 select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
 
@@ -165,18 +163,16 @@ create table private.sign_up_limits (
 comment on table private.sign_up_limits is
   'Leaky buckets per client: max_sign_ups, draining that many each window_length. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
 
--- Paces, as a crowd of people rarely passes them and a script does at once.
+-- Paces, as a crowd of people rarely passes them and a script does at once. Ceilings, far above
+-- any crowd: per address, 1,000 an hour (a keynote's whole audience behind one address; a flood
+-- from one address stores about this many, all past the pace marked) and 3,000 a day (three such
+-- crowds); per network (a campus, a carrier's NAT pool: 250 people from 250 addresses of one /24
+-- are all stored), 2,000 an hour and 10,000 a day, where a script rotating through a /24's 256
+-- addresses, each under its own ceiling, still stops.
 insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
   ('pace', 'per address per minute', 'address', interval '1 minute', 10),
   ('pace', 'per address per day', 'address', interval '1 day', 100),
-  ('pace', 'per network per hour', 'network', interval '1 hour', 200);
-
--- Ceilings, far above any crowd: per address, 1,000 an hour (a keynote's whole audience behind
--- one address; a flood from one address stores about this many, all past the pace marked) and
--- 3,000 a day (three such crowds); per network (a campus, a carrier's NAT pool: 250 people from
--- 250 addresses of one /24 are all stored), 2,000 an hour and 10,000 a day, where a script
--- rotating through a /24's 256 addresses, each under its own ceiling, still stops.
-insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
+  ('pace', 'per network per hour', 'network', interval '1 hour', 200),
   ('ceiling', 'per address per hour', 'address', interval '1 hour', 1000),
   ('ceiling', 'per address per day', 'address', interval '1 day', 3000),
   ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
@@ -188,35 +184,35 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
 -- timestamps and intervals, whose sums follow the request's time zone (`Prefer: timezone`).
 -- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
 create unlogged table private.sign_up_sources (source_key bytea primary key, arrivals jsonb not null);
-comment on table private.sign_up_sources is
-  'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
+comment on table private.sign_up_sources is 'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
--- The shard a sign-up is counted in, at random, as its key's suffix (`#3`; none for one shard).
-create function private.shard_suffix(shards integer) returns text language sql volatile set search_path = '' as $$
-  select case when shards > 1 then '#' || floor(pg_catalog.random() * shards)::integer else '' end $$;
 -- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
--- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval).
+-- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval). PL/pgSQL,
+-- as each helper here: its plans last the session; PostgreSQL 17 plans an SQL function per statement.
 create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
-returns jsonb language sql immutable set search_path = '' as $$
-  select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
-    from pg_catalog.jsonb_each_text(fresh) as f
+returns jsonb language plpgsql immutable set search_path = '' as $$
+begin
+  return (select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
+            from pg_catalog.jsonb_each_text(fresh) as f);
+end;
 $$;
 
 -- The limits a sign-up passes, given its sources' states with it counted, at the instant `at`:
--- those whose bucket holds more than max_sign_ups (a millisecond's slack for rounding), with
--- about how many it holds and the seconds until one more fits. A pure function of the stored
--- state and the instant.
+-- those whose bucket holds more than max_sign_ups (a millisecond's slack for rounding), with about
+-- how many it holds and the seconds until one more fits: a pure function of state and instant.
 create function private.limits_passed(address_arrivals jsonb, network_arrivals jsonb, at float8)
 returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer)
-language sql stable set search_path = '' as $$
-  select l.kind, l.name, l.max_sign_ups, round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
+language plpgsql stable set search_path = '' as $$
+begin
+  return query select l.kind, l.name, l.max_sign_ups, round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
          greatest(1, ceil(b.arrival - at - b.seconds))::integer
     from private.sign_up_limits l
    cross join lateral (select extract(epoch from l.window_length)::float8 as seconds,
                               (case l.per when 'address' then address_arrivals else network_arrivals end
                                  ->> (l.kind || ' ' || l.name))::float8 as arrival) b
    where b.arrival - at > b.seconds + 0.001
-   order by l.kind, l.per, l.window_length
+   order by l.kind, l.per, l.window_length;
+end;
 $$;
 
 -- Refuses a sign-up past a ceiling with 429 (PostgREST's convention for choosing the HTTP
@@ -237,44 +233,61 @@ begin
 end;
 $$;
 
+-- Counts a sign-up at `at` in a source (a new one starts from `fresh`) under its row's lock, so
+-- concurrent requests of one source take turns, judged at the instant it holds the lock (not as if
+-- it came before one it waited behind); past a ceiling, writes nothing (the row is only locked) and
+-- refuses it, or counts it again if its bucket drained in the microseconds since. Returns the state
+-- with it and whether the source is new (nulls for a scope without limits); its keys name its scope.
+create function private.count_in_source(key bytea, fresh jsonb, at float8, out arrivals jsonb, out added boolean)
+language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
+begin
+  if fresh = '{}' then return; end if;
+  loop
+    insert into private.sign_up_sources as s (source_key, arrivals) values (key, fresh)
+    on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
+     where not exists (select from (select private.arrivals_after(s.arrivals, excluded.arrivals, at) as a) next,
+                         private.limits_passed(next.a, next.a, extract(epoch from pg_catalog.clock_timestamp())) p where p.kind = 'ceiling')
+    returning s.arrivals, s.xmax = 0 into arrivals, added;
+    exit when found;
+    perform private.refuse_past_ceiling(next.a, next.a, extract(epoch from pg_catalog.clock_timestamp()))
+       from (select private.arrivals_after(s.arrivals, fresh, at) as a from private.sign_up_sources s where s.source_key = key) next;
+  end loop;
+end;
+$$;
+
 -- Forgets the sources that follow `after` in key order, at most 32, whose buckets are all empty
--- at `at`: such a state says no more than none. Keys are hashes, so these are rows picked at
--- random; only they are locked, and none another request holds (two sign-ups never wait for each
--- other here). One plan for all, made without statistics: none can turn it into a scan.
+-- at `at` (such a state says no more than none): rows picked at random, as keys are hashes, and
+-- locked only if no other request holds them. One plan for all: no statistics make it a scan.
 create function private.forget_empty_sources(after bytea, at float8)
 returns void language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
 begin
   delete from private.sign_up_sources
-   where source_key in (
+   where source_key = any (array(
      select source.source_key from private.sign_up_sources source
       where source.source_key = any (array(
               select following.source_key from private.sign_up_sources following
                where following.source_key > after order by following.source_key limit 32))
-        and coalesce((select max(a.value::float8) from pg_catalog.jsonb_each_text(source.arrivals) a), 0) < at
-        for update of source skip locked);
+        and not pg_catalog.jsonb_path_exists(source.arrivals, '$.* ? (@ >= $at)', pg_catalog.jsonb_build_object('at', at))
+        for update of source skip locked));
 end;
 $$;
 
 -- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
 -- after early_access_1_check, so a sign-up the checks refuse is never counted. A refusal is
--- decided on a plain read of its two sources, before any write or lock; an admitted sign-up then
--- adds itself to both under their rows' locks (address, then network), so concurrent requests of
--- one source take turns and none slips past a ceiling; if it fails later, its count rolls back.
--- One plan for all (force_generic_plan), not one per client.
+-- decided on a plain read of its two sources, before any write or lock; if a sign-up fails
+-- later, its counts roll back. One plan for all (force_generic_plan), not one per client.
 create function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
-  at float8 := extract(epoch from pg_catalog.now());
+  at float8 := extract(epoch from pg_catalog.clock_timestamp());
   -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
   -- right-most x-forwarded-for entry, which the last proxy added (the client wrote the rest).
   headers json := nullif(current_setting('request.headers', true), '')::json;
   address text := coalesce(nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
                            nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), ''));
   ip inet;
-  source record;
-  both_new boolean;
-  any_new boolean;
+  source record; address_count record; network_count record;
 begin
   -- The role the request runs as (current_user is this function's owner). A missing email
   -- counts for nothing: the NOT NULL constraint refuses it next.
@@ -293,59 +306,50 @@ begin
   end if;
 
   -- What is no address (`cafe`, `1.2.3`) counts as itself; an IPv4 client seen through an IPv6
-  -- socket is that IPv4 client.
-  if pg_catalog.pg_input_is_valid(address, 'inet') then
+  -- socket is that IPv4 client. (A block, not pg_input_is_valid, which PostgreSQL 15 lacks; it
+  -- costs a sign-up nothing measurable unless the cast fails.)
+  begin
     ip := address::inet;
-    if ip << inet '::ffff:0.0.0.0/96' then
-      ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0');
-    end if;
-  end if;
+  exception when invalid_text_representation then
+    ip := null;
+  end;
+  if ip << inet '::ffff:0.0.0.0/96' then ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0'); end if;
 
-  -- Each source is a keyed hash of the scope's name and the client in it (`network:192.0.2.0`),
-  -- so no two scopes share one; with what each holds (a plain read), and each scope's fresh state.
+  -- Each source is a keyed hash of the scope's name, the client in it and the shard it is counted
+  -- in, at random (`network:192.0.2.0#3`; none for one shard), so no two scopes share one; with
+  -- what each holds (a plain read) and each scope's fresh state, in one pass over the scopes.
   select k.address_key, k.network_key,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.address_key) as address_arrivals,
          (select s.arrivals from private.sign_up_sources s where s.source_key = k.network_key) as network_arrivals,
-         coalesce(f.address_fresh, '{}') as address_fresh, coalesce(f.network_fresh, '{}') as network_fresh
+         coalesce(k.address_fresh, '{}') as address_fresh, coalesce(k.network_fresh, '{}') as network_fresh
     into source
-    from (select pg_catalog.sha256(c.secret || convert_to('address:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then a.ipv4_prefix else a.ipv6_prefix end))), address) || private.shard_suffix(a.shards), 'UTF8')) as address_key,
-                 pg_catalog.sha256(c.secret || convert_to('network:' || coalesce(
-                   host(network(set_masklen(ip, case family(ip) when 4 then n.ipv4_prefix else n.ipv6_prefix end))), address) || private.shard_suffix(n.shards), 'UTF8')) as network_key
-            from private.client_key_secret c, private.sign_up_scopes a, private.sign_up_scopes n
-           where a.name = 'address' and n.name = 'network') k,
-         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
-                   filter (where l.per = 'address') as address_fresh,
-                 pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
-                   filter (where l.per = 'network') as network_fresh
-            from private.sign_up_limits l join private.sign_up_scopes s on s.name = l.per) f;
+    from (select (array_agg(scope.key) filter (where scope.name = 'address'))[1] as address_key,
+                 (array_agg(scope.key) filter (where scope.name = 'network'))[1] as network_key,
+                 (array_agg(scope.fresh) filter (where scope.name = 'address'))[1] as address_fresh,
+                 (array_agg(scope.fresh) filter (where scope.name = 'network'))[1] as network_fresh
+            from (select s.name, pg_catalog.sha256(c.secret || convert_to(s.name || ':' || coalesce(
+                           host(network(set_masklen(ip, case family(ip) when 4 then s.ipv4_prefix else s.ipv6_prefix end))), address)
+                           || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')) as key,
+                         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
+                            from private.sign_up_limits l where l.per = s.name) as fresh
+                    from private.client_key_secret c, private.sign_up_scopes s) scope) k;
 
-  -- A source never seen passes no limit: each allows at least one. A scope with no limits keeps
-  -- no state (below), so no turn to take on its row.
+  -- A source never seen passes no limit: each allows at least one.
   if source.address_arrivals is not null or source.network_arrivals is not null then
     perform private.refuse_past_ceiling(private.arrivals_after(source.address_arrivals, source.address_fresh, at),
                                         private.arrivals_after(source.network_arrivals, source.network_fresh, at), at);
   end if;
-  with counted as (
-    insert into private.sign_up_sources as s (source_key, arrivals)
-    select * from (values (source.address_key, source.address_fresh), (source.network_key, source.network_fresh)) v (k, a) where a <> '{}'
-    on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
-    returning s.source_key, s.arrivals, s.xmax = 0 as added)
-  select bool_and(c.added), bool_or(c.added),
-         (array_agg(c.arrivals) filter (where c.source_key = source.address_key))[1],
-         (array_agg(c.arrivals) filter (where c.source_key = source.network_key))[1]
-    into both_new, any_new, source.address_arrivals, source.network_arrivals
-    from counted c;
-
-  if not both_new then
-    -- Requests that passed the plain read together: the one past the ceiling is refused here.
-    perform private.refuse_past_ceiling(source.address_arrivals, source.network_arrivals, at);
-    -- 30_marks.sql
-    perform private.mark_past_pace(new.id, source.address_key, source.address_arrivals, source.network_arrivals, at);
+  -- Requests that passed the plain read together take turns here; the one past a ceiling is
+  -- refused with nothing written (a network's refusal rolls its address's count back).
+  select * into address_count from private.count_in_source(source.address_key, source.address_fresh, at);
+  select * into network_count from private.count_in_source(source.network_key, source.network_fresh, at);
+  if not (address_count.added and network_count.added) then
+    perform private.mark_past_pace(new.id, source.address_key, address_count.arrivals, network_count.arrivals,
+                                   extract(epoch from pg_catalog.clock_timestamp())); -- 30_marks.sql; judged now
   end if;
   -- One sign-up in eight that adds a source (by its address's hash, so at random) forgets up to
   -- 32: sign-ups add at most two rows each and look at four on average, so a backlog drains.
-  if any_new and get_byte(source.address_key, 0) < 32 then
+  if (address_count.added or network_count.added) and get_byte(source.address_key, 0) < 32 then
     perform private.forget_empty_sources(source.address_key, at);
   end if;
 
@@ -362,12 +366,12 @@ create trigger early_access_2_admit
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
-revoke all on function private.check_sign_up(), private.admit_sign_up(), private.shard_suffix(integer),
-  private.arrivals_after(jsonb, jsonb, float8), private.limits_passed(jsonb, jsonb, float8),
-  private.refuse_past_ceiling(jsonb, jsonb, float8), private.forget_empty_sources(bytea, float8)
+revoke all on function private.check_sign_up(), private.admit_sign_up(), private.arrivals_after(jsonb, jsonb, float8),
+  private.limits_passed(jsonb, jsonb, float8), private.refuse_past_ceiling(jsonb, jsonb, float8),
+  private.count_in_source(bytea, jsonb, float8), private.forget_empty_sources(bytea, float8)
   from public, anon, authenticated, service_role;
 
--- supabase/schemas/30_marks.sql ------------------------------------------------------------
+-- supabase/schemas/30_marks.sql -------------------------------------------------------------------
 
 -- Sign-ups past a normal pace, marked for the owner's review (20_sign_up_limits.sql marks them), in a
 -- table of their own: the public key cannot read a mark or a source, not even on the read-back
@@ -436,3 +440,53 @@ grant select, delete on table public.early_access_with_marks to service_role;
 grant select on table public.early_access_sources to service_role;
 revoke all on function private.mark_past_pace(uuid, bytea, jsonb, jsonb, float8)
   from public, anon, authenticated, service_role;
+
+-- supabase/schemas/40_sign_ups_by_hour.sql --------------------------------------------------------
+
+-- How the list grows, for the owner's chart (`npm run sign-ups -- count`): sign-ups counted in the
+-- database when read, so that the command fetches a few hundred rows however long the list, and a
+-- sign-up writes nothing more for them. Only the secret key reads them.
+
+-- What the planner should know of the quarter hours below: how many there are, so that it counts
+-- them in a hash table rather than sorting every sign-up. Statistics, not an index: ANALYZE
+-- gathers them; a sign-up writes nothing for them.
+create statistics public.early_access_quarter_hours
+  on (date_bin(interval '15 minutes', created_at, timestamptz '2000-01-01 00:00:00+00'))
+  from public.early_access;
+
+-- Sign-ups per UTC hour, and per quarter of it (:00, :15, :30, :45): every time zone's clock is
+-- a whole number of quarter hours from UTC (India's UTC+5:30, Nepal's UTC+5:45), so the quarters
+-- add up into any zone's local hours and days exactly. Hours without a sign-up have no row.
+create view public.early_access_hours with (security_invoker = true) as
+select date_bin(interval '1 hour', q.starts_at, timestamptz '2000-01-01 00:00:00+00') as starts_at,
+       sum(q.sign_ups)::integer as sign_ups,
+       array[
+         coalesce(sum(q.sign_ups) filter (where date_part('minute', q.starts_at at time zone 'UTC') = 0), 0),
+         coalesce(sum(q.sign_ups) filter (where date_part('minute', q.starts_at at time zone 'UTC') = 15), 0),
+         coalesce(sum(q.sign_ups) filter (where date_part('minute', q.starts_at at time zone 'UTC') = 30), 0),
+         coalesce(sum(q.sign_ups) filter (where date_part('minute', q.starts_at at time zone 'UTC') = 45), 0)
+       ]::integer[] as by_quarter
+  from (select date_bin(interval '15 minutes', e.created_at, timestamptz '2000-01-01 00:00:00+00') as starts_at,
+               count(*) as sign_ups
+          from public.early_access e
+         group by 1) q
+ group by 1;
+comment on view public.early_access_hours is
+  'Sign-ups per UTC hour, and per quarter of it (by_quarter: from :00, :15, :30, :45).';
+
+-- The whole list in one row: how many, how many left a phone (those the discount is for), how
+-- many are marked for review, and the first and latest sign-up.
+create view public.early_access_totals with (security_invoker = true) as
+select count(*)::integer as sign_ups,
+       count(e.phone)::integer as with_phone,
+       (select count(*) from public.early_access_marks)::integer as marked,
+       min(e.created_at) as first_at,
+       max(e.created_at) as last_at
+  from public.early_access e;
+comment on view public.early_access_totals is
+  'The whole list in one row: sign-ups, with a phone, marked for review, the first and the latest.';
+
+-- The owner's command reads them with the secret key (service_role); the public roles get nothing.
+revoke all on table public.early_access_hours, public.early_access_totals
+  from anon, authenticated, service_role;
+grant select on table public.early_access_hours, public.early_access_totals to service_role;
