@@ -2,6 +2,12 @@
 -- (offices, campuses, conference Wi-Fi, carrier NAT): past a source's normal pace a sign-up is
 -- stored and marked for the owner's review (30_marks.sql); only a flood far beyond any crowd is
 -- refused, with 429. Supabase does not rate-limit its REST API, so the database does.
+--
+-- The trigger at the end, private.admit_sign_up, reads top to bottom as the steps below: the
+-- instant, the client, its two sources, the refusal on a plain read, the count under each
+-- source's lock, the mark, the forgetting.
+
+-- Settings ------------------------------------------------------------------------------------
 
 -- The key of the sources' hashes: random, made once per database, never leaves it.
 create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
@@ -24,9 +30,10 @@ insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix, shards) valu
   ('network', 24, 48, 16);
 
 -- Each limit is a leaky bucket (GCRA) that holds max_sign_ups and drains that many every
--- window_length: one comes free every window_length / max_sign_ups. A sign-up passes a limit when
--- its bucket, with it, holds more than max_sign_ups. So a limit of N per W admits N at once and N
--- more every W after: at most N + N·t/W in any span t (2N in one W), never N + 1 in one burst.
+-- window_length: one comes free every window_length / max_sign_ups. A sign-up is over a limit
+-- when its bucket, with it, holds more than max_sign_ups. So a limit of N per W admits N at once
+-- and N more every W after: at most N + N·t/W in any span t (2N in one W), never N + 1 in one
+-- burst.
 create table private.sign_up_limits (
   name text not null,
   window_length interval not null check (window_length > interval '0'),
@@ -38,12 +45,13 @@ create table private.sign_up_limits (
 comment on table private.sign_up_limits is
   'Leaky buckets per client: max_sign_ups, draining that many each window_length. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
 
--- Paces, as a crowd of people rarely passes them and a script does at once. Ceilings, far above
--- any crowd: per address, 1,000 an hour (a keynote's whole audience behind one address; a flood
--- from one address stores about this many, all past the pace marked) and 3,000 a day (three such
--- crowds); per network (a campus, a carrier's NAT pool: 250 people from 250 addresses of one /24
--- are all stored), 2,000 an hour and 10,000 a day, where a script rotating through a /24's 256
--- addresses, each under its own ceiling, still stops.
+-- THE LIMITS. Every number of the rules is here, and only here: documents and tests read them
+-- from this table. Paces, as a crowd of people rarely passes them and a script does at once.
+-- Ceilings, far above any crowd: per address, an hour's (a keynote's whole audience behind one
+-- address; a flood from one address stores about this many, all past the pace marked) and a
+-- day's (three such crowds); per network (a campus, a carrier's NAT pool: 250 people from 250
+-- addresses of one /24 are all stored), where a script rotating through a /24's 256 addresses,
+-- each under its own ceiling, still stops.
 insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups) values
   ('pace', 'per address per minute', 'address', interval '1 minute', 10),
   ('pace', 'per address per day', 'address', interval '1 day', 100),
@@ -53,79 +61,174 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
   ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
 
+-- State ---------------------------------------------------------------------------------------
+
 -- Each source's state (a client in one scope, as a keyed hash, never its address): per limit of
--- its scope, named `kind name`, the instant its bucket is empty again ("theoretical arrival
+-- its scope, keyed `kind name`, the instant its bucket is empty again ("theoretical arrival
 -- time"), in seconds since 1970: a few values, whatever the limits' sizes. Seconds, not
 -- timestamps and intervals, whose sums follow the request's time zone (`Prefer: timezone`).
 -- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
-create unlogged table private.sign_up_sources (source_key bytea primary key, arrivals jsonb not null);
+create unlogged table private.sign_up_sources (source_key bytea primary key, empty_at jsonb not null);
 comment on table private.sign_up_sources is 'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
 
--- A state after one more sign-up at `at`: each bucket's arrival moved up to `at` if it lies before
--- (the bucket has drained), then on by the limit's interval (`fresh`: each at + interval). PL/pgSQL,
--- as each helper here: its plans last the session; PostgreSQL 17 plans an SQL function per statement.
-create function private.arrivals_after(arrivals jsonb, fresh jsonb, at float8)
-returns jsonb language plpgsql immutable set search_path = '' as $$
+-- One source of a sign-up, as the steps below pass it on: its scope, its key, the seconds one
+-- sign-up adds to each bucket of its scope's limits, its state (null for a source never seen),
+-- and whether this sign-up added it (its first). A state always travels with its scope, so no
+-- step can read one scope's state with the other's limits.
+create type private.sign_up_source as (scope text, source_key bytea, seconds_per_sign_up jsonb, empty_at jsonb, added boolean);
+
+-- The steps ----------------------------------------------------------------------------------
+-- PL/pgSQL, each: its plans last the session, where PostgreSQL 17 plans an SQL function's body
+-- again in every statement that calls it.
+
+-- The instant the rules judge a sign-up at, in seconds since 1970: the clock when the rule runs,
+-- not when its transaction began (one that waited behind a later one would otherwise look as if
+-- it came first). Read through this function alone, so that a test can set it: the tests
+-- replace it inside a transaction of their own. The public roles can neither call nor replace it.
+create function private.sign_up_clock()
+returns float8 language plpgsql volatile set search_path = '' as $$
 begin
-  return (select coalesce(pg_catalog.jsonb_object_agg(f.key, greatest((arrivals ->> f.key)::float8, at) + f.value::float8 - at), '{}')
-            from pg_catalog.jsonb_each_text(fresh) as f);
+  return extract(epoch from pg_catalog.clock_timestamp());
 end;
 $$;
 
--- The limits a sign-up passes, given its sources' states with it counted, at the instant `at`:
--- those whose bucket holds more than max_sign_ups (a millisecond's slack for rounding), with about
--- how many it holds and the seconds until one more fits: a pure function of state and instant.
-create function private.limits_passed(address_arrivals jsonb, network_arrivals jsonb, at float8)
+-- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the right-most
+-- x-forwarded-for entry, which the last proxy added (the client wrote the rest). A request that
+-- names no client is refused with 400, rather than counted with every other such request.
+create function private.client_address()
+returns text language plpgsql stable set search_path = '' as $$
+declare
+  headers json := nullif(current_setting('request.headers', true), '')::json;
+  client text := coalesce(nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
+                          nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), ''));
+begin
+  if client is null then
+    raise sqlstate 'PGRST' using
+      message = json_build_object('code', 'PT400', 'message', 'The client''s address is unknown', 'hint', null,
+        'details', 'Sign-ups are counted per address; a request must come through the API gateway.')::text,
+      detail = json_build_object('status', 400, 'headers', json_build_object())::text;
+  end if;
+  return client;
+end;
+$$;
+
+-- The client in a scope: the network of the scope's prefix around its address (`192.0.2.0` for
+-- an IPv4 /24). An IPv4 client seen through an IPv6 socket is that IPv4 client. What is no
+-- address (`cafe`, `1.2.3`) is itself in every scope. (A block, not pg_input_is_valid, which
+-- PostgreSQL 15 lacks; it costs nothing measurable unless the cast fails.)
+create function private.client_in_scope(client text, ipv4_prefix integer, ipv6_prefix integer)
+returns text language plpgsql immutable set search_path = '' as $$
+declare
+  ip inet;
+begin
+  begin
+    ip := client::inet;
+  exception when invalid_text_representation then
+    return client;
+  end;
+  if ip << inet '::ffff:0.0.0.0/96' then ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0'); end if;
+  return host(network(set_masklen(ip, case family(ip) when 4 then ipv4_prefix else ipv6_prefix end)));
+end;
+$$;
+
+-- The source a sign-up from `client` counts in, in one scope, with what it holds now (a plain
+-- read: no lock). Its key is a keyed hash of the scope's name, the client in it and, for a scope
+-- of several shards, the shard this sign-up counts in, at random (`network:192.0.2.0#3`), so no
+-- two scopes or shards share one. A sign-up in a shard counts `shards` times in that shard's
+-- buckets, each of which holds its share of the limit. Null for a scope without limits.
+create function private.source_of(scope text, client text)
+returns private.sign_up_source language plpgsql volatile set search_path = '' as $$
+declare
+  source private.sign_up_source;
+begin
+  select s.name,
+         pg_catalog.sha256(k.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix)
+           || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')),
+         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
+            from private.sign_up_limits l where l.per = s.name)
+    into source.scope, source.source_key, source.seconds_per_sign_up
+    from private.sign_up_scopes s, private.client_key_secret k
+   where s.name = source_of.scope;
+  if source.seconds_per_sign_up is null then return null; end if;
+  source.empty_at := (select s.empty_at from private.sign_up_sources s where s.source_key = source.source_key);
+  return source;
+end;
+$$;
+
+-- The source with one more sign-up at `at`: each bucket drained up to `at` if it emptied before,
+-- then filled by one sign-up's seconds. A source never seen starts empty.
+create function private.with_sign_up(source private.sign_up_source, at float8)
+returns private.sign_up_source language plpgsql immutable set search_path = '' as $$
+begin
+  source.empty_at := (select pg_catalog.jsonb_object_agg(l.key, greatest((source.empty_at ->> l.key)::float8, at) + l.value::float8)
+                        from pg_catalog.jsonb_each_text(source.seconds_per_sign_up) l);
+  return source;
+end;
+$$;
+
+-- The limits of its scope a source is over at `at`: those whose bucket holds more than
+-- max_sign_ups (a millisecond's slack for rounding), with about how many it holds (a shard's
+-- count times the shards: an estimate of the whole) and the seconds until one more fits. A pure
+-- function of the source's state and the instant.
+create function private.limits_over(source private.sign_up_source, at float8)
 returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer)
 language plpgsql stable set search_path = '' as $$
 begin
-  return query select l.kind, l.name, l.max_sign_ups, round((b.arrival - at) / b.seconds * l.max_sign_ups)::integer,
-         greatest(1, ceil(b.arrival - at - b.seconds))::integer
+  return query select l.kind, l.name, l.max_sign_ups, round((b.empty_at - at) / b.window_seconds * l.max_sign_ups)::integer,
+         greatest(1, ceil(b.empty_at - at - b.window_seconds))::integer
     from private.sign_up_limits l
-   cross join lateral (select extract(epoch from l.window_length)::float8 as seconds,
-                              (case l.per when 'address' then address_arrivals else network_arrivals end
-                                 ->> (l.kind || ' ' || l.name))::float8 as arrival) b
-   where b.arrival - at > b.seconds + 0.001
-   order by l.kind, l.per, l.window_length;
+   cross join lateral (select extract(epoch from l.window_length)::float8 as window_seconds,
+                              (source.empty_at ->> (l.kind || ' ' || l.name))::float8 as empty_at) b
+   where l.per = source.scope and b.empty_at - at > b.window_seconds + 0.001
+   order by l.kind, l.window_length;
 end;
 $$;
 
--- Refuses a sign-up past a ceiling with 429 (PostgREST's convention for choosing the HTTP
--- answer), with Retry-After the seconds until one more would fit.
-create function private.refuse_past_ceiling(address_arrivals jsonb, network_arrivals jsonb, at float8)
+-- Refuses a sign-up whose sources, with it, are over a ceiling at `at`: 429 (PostgREST's
+-- convention for choosing the HTTP answer), naming the ceiling furthest over, with Retry-After
+-- the seconds until one more would fit.
+create function private.refuse_past_ceiling(address private.sign_up_source, network private.sign_up_source, at float8)
 returns void language plpgsql stable set search_path = '' as $$
 declare
-  passed record;
+  over record;
 begin
-  select * into passed from private.limits_passed(address_arrivals, network_arrivals, at) p
-   where p.kind = 'ceiling' order by p.retry_after desc limit 1;
+  select * into over
+    from (select * from private.limits_over(address, at) union all select * from private.limits_over(network, at)) o
+   where o.kind = 'ceiling' order by o.retry_after desc limit 1;
   if found then
     raise sqlstate 'PGRST' using
       message = json_build_object('code', 'PT429', 'message', 'Too many sign-ups from this address',
-        'details', format('At most %s sign-ups %s.', passed.max_sign_ups, passed.name), 'hint', 'Try again later.')::text,
-      detail = json_build_object('status', 429, 'headers', json_build_object('Retry-After', passed.retry_after::text))::text;
+        'details', format('At most %s sign-ups %s.', over.max_sign_ups, over.name), 'hint', 'Try again later.')::text,
+      detail = json_build_object('status', 429, 'headers', json_build_object('Retry-After', over.retry_after::text))::text;
   end if;
 end;
 $$;
 
--- Counts a sign-up at `at` in a source (a new one starts from `fresh`) under its row's lock, so
--- concurrent requests of one source take turns, judged at the instant it holds the lock (not as if
--- it came before one it waited behind); past a ceiling, writes nothing (the row is only locked) and
--- refuses it, or counts it again if its bucket drained in the microseconds since. Returns the state
--- with it and whether the source is new (nulls for a scope without limits); its keys name its scope.
-create function private.count_in_source(key bytea, fresh jsonb, at float8, out arrivals jsonb, out added boolean)
-language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
+-- Counts a sign-up at `at` in its source under the source's row lock, so that concurrent
+-- sign-ups of one source take turns, and judges it at the instant it holds the lock. One that
+-- passed the plain read together with others and finds a ceiling reached under the lock is
+-- refused there, with nothing written (the row is only locked). Returns the source with the
+-- sign-up counted, and whether it added the source.
+create function private.count_in_source(source private.sign_up_source, at float8)
+returns private.sign_up_source language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
 begin
-  if fresh = '{}' then return; end if;
+  if source is null then return null; end if;
   loop
-    insert into private.sign_up_sources as s (source_key, arrivals) values (key, fresh)
-    on conflict (source_key) do update set arrivals = private.arrivals_after(s.arrivals, excluded.arrivals, at)
-     where not exists (select from (select private.arrivals_after(s.arrivals, excluded.arrivals, at) as a) next,
-                         private.limits_passed(next.a, next.a, extract(epoch from pg_catalog.clock_timestamp())) p where p.kind = 'ceiling')
-    returning s.arrivals, s.xmax = 0 into arrivals, added;
-    exit when found;
-    perform private.refuse_past_ceiling(next.a, next.a, extract(epoch from pg_catalog.clock_timestamp()))
-       from (select private.arrivals_after(s.arrivals, fresh, at) as a from private.sign_up_sources s where s.source_key = key) next;
+    select s.empty_at into source.empty_at from private.sign_up_sources s where s.source_key = source.source_key for update;
+    if not found then
+      -- A new source, unless another sign-up added it since: then take turns on its row.
+      source := private.with_sign_up(source, at);
+      insert into private.sign_up_sources (source_key, empty_at) values (source.source_key, source.empty_at)
+      on conflict (source_key) do nothing;
+      source.added := found;
+      if source.added then return source; end if;
+      continue;
+    end if;
+    source := private.with_sign_up(source, at);
+    perform private.refuse_past_ceiling(source, null, private.sign_up_clock());
+    update private.sign_up_sources s set empty_at = source.empty_at where s.source_key = source.source_key;
+    source.added := false;
+    return source;
   end loop;
 end;
 $$;
@@ -142,27 +245,24 @@ begin
       where source.source_key = any (array(
               select following.source_key from private.sign_up_sources following
                where following.source_key > after order by following.source_key limit 32))
-        and not pg_catalog.jsonb_path_exists(source.arrivals, '$.* ? (@ >= $at)', pg_catalog.jsonb_build_object('at', at))
+        and not pg_catalog.jsonb_path_exists(source.empty_at, '$.* ? (@ >= $at)', pg_catalog.jsonb_build_object('at', at))
         for update of source skip locked));
 end;
 $$;
 
+-- The trigger -----------------------------------------------------------------------------------
+
 -- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
--- after early_access_1_check, so a sign-up the checks refuse is never counted. A refusal is
--- decided on a plain read of its two sources, before any write or lock; if a sign-up fails
--- later, its counts roll back. One plan for all (force_generic_plan), not one per client.
+-- after early_access_1_check, so a sign-up the checks refuse is never counted. If a sign-up
+-- fails later, its counts roll back. One plan for all (force_generic_plan), not one per client.
 create function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
-  at float8 := extract(epoch from pg_catalog.clock_timestamp());
-  -- The client as the edge saw it: Cloudflare's cf-connecting-ip on Supabase, else the
-  -- right-most x-forwarded-for entry, which the last proxy added (the client wrote the rest).
-  headers json := nullif(current_setting('request.headers', true), '')::json;
-  address text := coalesce(nullif(btrim(headers ->> 'cf-connecting-ip'), ''),
-                           nullif(btrim(split_part(headers ->> 'x-forwarded-for', ',', -1)), ''));
-  ip inet;
-  source record; address_count record; network_count record;
+  at float8 := private.sign_up_clock();
+  client text;
+  address private.sign_up_source;
+  network private.sign_up_source;
 begin
   -- The role the request runs as (current_user is this function's owner). A missing email
   -- counts for nothing: the NOT NULL constraint refuses it next.
@@ -173,59 +273,27 @@ begin
   if current_setting('early_access.admitted_sign_up', true) <> '' then
     raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
   end if;
-  if address is null then
-    raise sqlstate 'PGRST' using
-      message = json_build_object('code', 'PT400', 'message', 'The client''s address is unknown', 'hint', null,
-        'details', 'Sign-ups are counted per address; a request must come through the API gateway.')::text,
-      detail = json_build_object('status', 400, 'headers', json_build_object())::text;
-  end if;
 
-  -- What is no address (`cafe`, `1.2.3`) counts as itself; an IPv4 client seen through an IPv6
-  -- socket is that IPv4 client. (A block, not pg_input_is_valid, which PostgreSQL 15 lacks; it
-  -- costs a sign-up nothing measurable unless the cast fails.)
-  begin
-    ip := address::inet;
-  exception when invalid_text_representation then
-    ip := null;
-  end;
-  if ip << inet '::ffff:0.0.0.0/96' then ip := inet '0.0.0.0' + (ip - inet '::ffff:0.0.0.0'); end if;
+  client := private.client_address();
+  address := private.source_of('address', client);
+  network := private.source_of('network', client);
 
-  -- Each source is a keyed hash of the scope's name, the client in it and the shard it is counted
-  -- in, at random (`network:192.0.2.0#3`; none for one shard), so no two scopes share one; with
-  -- what each holds (a plain read) and each scope's fresh state, in one pass over the scopes.
-  select k.address_key, k.network_key,
-         (select s.arrivals from private.sign_up_sources s where s.source_key = k.address_key) as address_arrivals,
-         (select s.arrivals from private.sign_up_sources s where s.source_key = k.network_key) as network_arrivals,
-         coalesce(k.address_fresh, '{}') as address_fresh, coalesce(k.network_fresh, '{}') as network_fresh
-    into source
-    from (select (array_agg(scope.key) filter (where scope.name = 'address'))[1] as address_key,
-                 (array_agg(scope.key) filter (where scope.name = 'network'))[1] as network_key,
-                 (array_agg(scope.fresh) filter (where scope.name = 'address'))[1] as address_fresh,
-                 (array_agg(scope.fresh) filter (where scope.name = 'network'))[1] as network_fresh
-            from (select s.name, pg_catalog.sha256(c.secret || convert_to(s.name || ':' || coalesce(
-                           host(network(set_masklen(ip, case family(ip) when 4 then s.ipv4_prefix else s.ipv6_prefix end))), address)
-                           || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')) as key,
-                         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, at + extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
-                            from private.sign_up_limits l where l.per = s.name) as fresh
-                    from private.client_key_secret c, private.sign_up_scopes s) scope) k;
-
-  -- A source never seen passes no limit: each allows at least one.
-  if source.address_arrivals is not null or source.network_arrivals is not null then
-    perform private.refuse_past_ceiling(private.arrivals_after(source.address_arrivals, source.address_fresh, at),
-                                        private.arrivals_after(source.network_arrivals, source.network_fresh, at), at);
+  -- A refusal is decided on a plain read, before any write or lock: a flood past its ceiling
+  -- costs one read per request. A source never seen is over no limit: each allows one.
+  if address.empty_at is not null or network.empty_at is not null then
+    perform private.refuse_past_ceiling(private.with_sign_up(address, at), private.with_sign_up(network, at), at);
   end if;
-  -- Requests that passed the plain read together take turns here; the one past a ceiling is
-  -- refused with nothing written (a network's refusal rolls its address's count back).
-  select * into address_count from private.count_in_source(source.address_key, source.address_fresh, at);
-  select * into network_count from private.count_in_source(source.network_key, source.network_fresh, at);
-  if not (address_count.added and network_count.added) then
-    perform private.mark_past_pace(new.id, source.address_key, address_count.arrivals, network_count.arrivals,
-                                   extract(epoch from pg_catalog.clock_timestamp())); -- 30_marks.sql; judged now
+  -- Sign-ups that passed the plain read together take turns here; one past a ceiling is refused
+  -- with nothing written (a network's refusal rolls its address's count back).
+  address := private.count_in_source(address, at);
+  network := private.count_in_source(network, at);
+  if not (address.added and network.added) then
+    perform private.mark_past_pace(new.id, address, network, private.sign_up_clock()); -- 30_marks.sql
   end if;
-  -- One sign-up in eight that adds a source (by its address's hash, so at random) forgets up to
+  -- One sign-up in eight from a new source (by its address's hash, so at random) forgets up to
   -- 32: sign-ups add at most two rows each and look at four on average, so a backlog drains.
-  if (address_count.added or network_count.added) and get_byte(source.address_key, 0) < 32 then
-    perform private.forget_empty_sources(source.address_key, at);
+  if (address.added or network.added) and get_byte(address.source_key, 0) < 32 then
+    perform private.forget_empty_sources(address.source_key, at);
   end if;
 
   perform set_config('early_access.admitted_sign_up', new.id::text, true);
@@ -241,7 +309,10 @@ create trigger early_access_2_admit
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
-revoke all on function private.check_sign_up(), private.admit_sign_up(), private.arrivals_after(jsonb, jsonb, float8),
-  private.limits_passed(jsonb, jsonb, float8), private.refuse_past_ceiling(jsonb, jsonb, float8),
-  private.count_in_source(bytea, jsonb, float8), private.forget_empty_sources(bytea, float8)
+revoke all on type private.sign_up_source from public, anon, authenticated, service_role;
+revoke all on function private.check_sign_up(), private.admit_sign_up(), private.sign_up_clock(), private.client_address(),
+  private.client_in_scope(text, integer, integer), private.source_of(text, text),
+  private.with_sign_up(private.sign_up_source, float8), private.limits_over(private.sign_up_source, float8),
+  private.refuse_past_ceiling(private.sign_up_source, private.sign_up_source, float8),
+  private.count_in_source(private.sign_up_source, float8), private.forget_empty_sources(bytea, float8)
   from public, anon, authenticated, service_role;

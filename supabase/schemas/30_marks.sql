@@ -4,9 +4,7 @@
 -- nothing about their source.
 
 create table public.early_access_marks (
-  sign_up_id uuid primary key
-    -- Checked at commit: the mark is written before the sign-up's own row, in the same request.
-    references public.early_access (id) on delete cascade deferrable initially deferred,
+  sign_up_id uuid primary key references public.early_access (id) on delete cascade,
   -- The address's keyed hash, shortened: one id per address, and no address.
   source text not null,
   -- Which pace it passed, and by how much, in words.
@@ -23,18 +21,40 @@ create policy "Visitors never see marks"
   to anon, authenticated
   using (false) with check (false);
 
--- Marks a sign-up past a pace (private.admit_sign_up calls it), with the reasons in words and its source's short keyed id (the
--- first bytes of its address's keyed hash).
-create function private.mark_past_pace(sign_up_id uuid, address_key bytea, address_arrivals jsonb,
-                                       network_arrivals jsonb, at float8)
-returns void language sql set search_path = '' as $$
-  insert into public.early_access_marks (sign_up_id, source, reason)
-  select sign_up_id, encode(substring(address_key from 1 for 6), 'hex'),
-         string_agg(format('about %s sign-ups %s (pace: %s)', p.sign_ups, p.name, p.max_sign_ups), '; ')
-    from private.limits_passed(address_arrivals, network_arrivals, at) p
-   where p.kind = 'pace'
-  having count(*) > 0
+-- Judges a sign-up against its sources' paces (private.admit_sign_up calls it, with each source
+-- as counted, at the instant it is judged), and holds the mark for private.record_mark: the
+-- reasons in words, and the source's short keyed id (the first bytes of its address's keyed
+-- hash). In a transaction-local setting, as the admitted sign-up's id is.
+create function private.mark_past_pace(sign_up_id uuid, address private.sign_up_source,
+                                       network private.sign_up_source, at float8)
+returns void language plpgsql set search_path = '' as $$
+begin
+  perform set_config('early_access.mark', json_build_object('sign_up_id', sign_up_id,
+            'source', encode(substring(address.source_key from 1 for 6), 'hex'),
+            'reason', string_agg(format('about %s sign-ups %s (pace: %s)', o.sign_ups, o.name, o.max_sign_ups), '; '))::text, true)
+     from (select * from private.limits_over(address, at) union all select * from private.limits_over(network, at)) o
+    where o.kind = 'pace'
+   having count(*) > 0;
+end;
 $$;
+
+-- Writes the mark private.mark_past_pace held, once the sign-up's row is stored: only a row that
+-- was inserted gets one (an upsert that skips a duplicate leaves none behind).
+create function private.record_mark()
+returns trigger language plpgsql security definer set search_path = '' as $$
+declare
+  mark json := nullif(current_setting('early_access.mark', true), '')::json;
+begin
+  if (mark ->> 'sign_up_id')::uuid = new.id then
+    insert into public.early_access_marks (sign_up_id, source, reason) values (new.id, mark ->> 'source', mark ->> 'reason');
+  end if;
+  return null;
+end;
+$$;
+
+create trigger early_access_3_mark
+  after insert on public.early_access
+  for each row execute function private.record_mark();
 
 -- Every sign-up with its mark, if any. Security invoker: read with the reader's own rights. Its
 -- mark columns are subqueries, so the view stays updatable: the owner removes a source's marked
@@ -63,5 +83,5 @@ revoke all on table public.early_access_marks, public.early_access_with_marks, p
 grant select, delete on table public.early_access_marks to service_role;
 grant select, delete on table public.early_access_with_marks to service_role;
 grant select on table public.early_access_sources to service_role;
-revoke all on function private.mark_past_pace(uuid, bytea, jsonb, jsonb, float8)
-  from public, anon, authenticated, service_role;
+revoke all on function private.mark_past_pace(uuid, private.sign_up_source, private.sign_up_source, float8),
+  private.record_mark() from public, anon, authenticated, service_role;
