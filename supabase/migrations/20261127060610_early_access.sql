@@ -266,16 +266,16 @@ returns private.sign_up_source language plpgsql volatile set search_path = '' as
 declare
   source private.sign_up_source;
 begin
-  select s.name,
-         pg_catalog.sha256(k.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix)
-           || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')),
+  select s.name, k.source_key,
          (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
-            from private.sign_up_limits l where l.per = s.name)
-    into source.scope, source.source_key, source.seconds_per_sign_up
-    from private.sign_up_scopes s, private.client_key_secret k
+            from private.sign_up_limits l where l.per = s.name),
+         (select stored.empty_at from private.sign_up_sources stored where stored.source_key = k.source_key)
+    into source.scope, source.source_key, source.seconds_per_sign_up, source.empty_at
+    from private.sign_up_scopes s, private.client_key_secret c,
+         lateral (select pg_catalog.sha256(c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix)
+                    || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')) as source_key) k
    where s.name = source_of.scope;
   if source.seconds_per_sign_up is null then return null; end if;
-  source.empty_at := (select s.empty_at from private.sign_up_sources s where s.source_key = source.source_key);
   return source;
 end;
 $$;
@@ -336,24 +336,29 @@ $$;
 -- sign-up counted, and whether it added the source.
 create function private.count_in_source(source private.sign_up_source, at float8)
 returns private.sign_up_source language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
+declare
+  counted private.sign_up_source;
 begin
   if source is null then return null; end if;
   loop
-    select s.empty_at into source.empty_at from private.sign_up_sources s where s.source_key = source.source_key for update;
-    if not found then
-      -- A new source, unless another sign-up added it since: then take turns on its row.
-      source := private.with_sign_up(source, at);
-      insert into private.sign_up_sources (source_key, empty_at) values (source.source_key, source.empty_at)
+    -- A source the plain read did not find is added, unless another sign-up added it since.
+    if source.empty_at is null then
+      counted := private.with_sign_up(source, at);
+      insert into private.sign_up_sources (source_key, empty_at) values (counted.source_key, counted.empty_at)
       on conflict (source_key) do nothing;
-      source.added := found;
-      if source.added then return source; end if;
-      continue;
+      counted.added := found;
+      if counted.added then return counted; end if;
     end if;
-    source := private.with_sign_up(source, at);
-    perform private.refuse_past_ceiling(source, null, private.sign_up_clock());
-    update private.sign_up_sources s set empty_at = source.empty_at where s.source_key = source.source_key;
-    source.added := false;
-    return source;
+    -- Else it takes its turn on the source's row.
+    select s.empty_at into source.empty_at from private.sign_up_sources s where s.source_key = source.source_key for update;
+    if found then
+      counted := private.with_sign_up(source, at);
+      perform private.refuse_past_ceiling(counted, null, private.sign_up_clock());
+      update private.sign_up_sources s set empty_at = counted.empty_at where s.source_key = counted.source_key;
+      counted.added := false;
+      return counted;
+    end if;
+    -- Forgotten since the plain read: added anew.
   end loop;
 end;
 $$;
