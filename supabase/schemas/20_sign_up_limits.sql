@@ -184,9 +184,20 @@ begin
 end;
 $$;
 
--- Refuses a sign-up whose sources, with it, are over a ceiling at `at`: 429 (PostgREST's
--- convention for choosing the HTTP answer), naming the ceiling furthest over, with Retry-After
--- the seconds until one more would fit.
+-- Refuses a request with 429 (PostgREST's convention for choosing the HTTP answer), naming the
+-- ceiling it is past, with Retry-After the seconds until one more would fit.
+create function private.refuse(max_sign_ups integer, ceiling text, retry_after integer)
+returns void language plpgsql immutable set search_path = '' as $$
+begin
+  raise sqlstate 'PGRST' using
+    message = json_build_object('code', 'PT429', 'message', 'Too many sign-ups from this address',
+      'details', format('At most %s sign-ups %s.', max_sign_ups, ceiling), 'hint', 'Try again later.')::text,
+    detail = json_build_object('status', 429, 'headers', json_build_object('Retry-After', retry_after::text))::text;
+end;
+$$;
+
+-- Refuses a sign-up whose sources, with it, are over a ceiling at `at`, naming the ceiling
+-- furthest over.
 create function private.refuse_past_ceiling(address private.sign_up_source, network private.sign_up_source, at float8)
 returns void language plpgsql stable set search_path = '' as $$
 declare
@@ -195,12 +206,7 @@ begin
   select * into over
     from (select * from private.limits_over(address, at) union all select * from private.limits_over(network, at)) o
    where o.kind = 'ceiling' order by o.retry_after desc limit 1;
-  if found then
-    raise sqlstate 'PGRST' using
-      message = json_build_object('code', 'PT429', 'message', 'Too many sign-ups from this address',
-        'details', format('At most %s sign-ups %s.', over.max_sign_ups, over.name), 'hint', 'Try again later.')::text,
-      detail = json_build_object('status', 429, 'headers', json_build_object('Retry-After', over.retry_after::text))::text;
-  end if;
+  if found then perform private.refuse(over.max_sign_ups, over.name, over.retry_after); end if;
 end;
 $$;
 
@@ -255,7 +261,74 @@ begin
 end;
 $$;
 
+-- Failed requests ---------------------------------------------------------------------------
+-- A request that fails once the rules have looked at it (a duplicate, a second row) rolls back
+-- everything it wrote, its counts included: asking whether an address is on the list would cost
+-- nothing. So such requests are counted where no rollback reaches: in sequences, whose setval
+-- outlives the transaction. (A decision before the unique check alone would still be rolled
+-- back with the request.) One sequence per value of a source's second key byte, 256 in all, each
+-- a leaky bucket of the address's ceiling with the shortest window, holding when it is empty
+-- again in milliseconds since 1970. Sources sharing one share its bucket: while a script's probes
+-- fill one, a failing request of another source in it meets 429 instead of its own error. A
+-- sign-up never reads these buckets, so no sign-up is ever refused for someone else's probes,
+-- and a person who meets "already registered" once has spent one of a ceiling's worth.
+do $$
+begin
+  for slot in 0..255 loop
+    execute format('create sequence private.failed_requests_%s as bigint minvalue 0', slot);
+    execute format('revoke all on sequence private.failed_requests_%s from public, anon, authenticated, service_role', slot);
+  end loop;
+end;
+$$;
+
+-- Counts a failing request from `address` at `at` in its sequence, or refuses it with 429 past
+-- the bucket, with nothing counted. Requests of one sequence take turns under an advisory lock
+-- (held until their transaction ends), so that none is lost between the read and the setval.
+create function private.count_failed_request(address private.sign_up_source, at float8)
+returns void language plpgsql set search_path = '' as $$
+declare
+  slot regclass;
+  ceiling record;
+  empty_at float8;
+begin
+  select l.name, l.max_sign_ups, extract(epoch from l.window_length)::float8 as window_seconds into ceiling
+    from private.sign_up_limits l where l.kind = 'ceiling' and l.per = 'address' order by l.window_length limit 1;
+  if not found or address is null then return; end if;
+  slot := format('private.failed_requests_%s', get_byte(address.source_key, 1))::regclass;
+  perform pg_catalog.pg_advisory_xact_lock(slot::oid::integer, 0);
+  empty_at := greatest(coalesce(pg_catalog.pg_sequence_last_value(slot), 0) / 1000.0, at)
+              + ceiling.window_seconds / ceiling.max_sign_ups;
+  if empty_at - at > ceiling.window_seconds + 0.001 then
+    perform private.refuse(ceiling.max_sign_ups, ceiling.name, greatest(1, ceil(empty_at - at - ceiling.window_seconds))::integer);
+  end if;
+  perform pg_catalog.setval(slot, (empty_at * 1000)::bigint);
+end;
+$$;
+
 -- The trigger -----------------------------------------------------------------------------------
+
+-- One sign-up per request: a visitor's request of several rows is refused at its second row,
+-- before that row is checked, and counted as a failed request. Its first row may have been
+-- stored or held back as a duplicate (below); either way the request answers the same, so
+-- several rows learn no more than one. Fires first of the triggers.
+create function private.one_sign_up_per_request()
+returns trigger language plpgsql security definer set search_path = '' as $$
+begin
+  if current_setting('role') in ('anon', 'authenticated') then
+    if current_setting('early_access.sign_up_row', true) <> '' then
+      perform private.count_failed_request(private.source_of('address', private.client_address()), private.sign_up_clock());
+      raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
+    end if;
+    perform set_config('early_access.sign_up_row', new.id::text, true);
+  end if;
+  return new;
+end;
+$$;
+
+create trigger early_access_0_one_row
+  before insert on public.early_access
+  for each row execute function private.one_sign_up_per_request();
+
 
 -- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
 -- after early_access_1_check, so a sign-up the checks refuse is never counted. If a sign-up
@@ -275,10 +348,6 @@ begin
     perform set_config('early_access.admitted_sign_up', new.id::text, true);
     return new;
   end if;
-  if current_setting('early_access.admitted_sign_up', true) <> '' then
-    raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
-  end if;
-
   client := private.client_address();
   address := private.source_of('address', client);
   network := private.source_of('network', client);
@@ -287,6 +356,16 @@ begin
   -- costs one read per request. A source never seen is over no limit: each allows one.
   if address.empty_at is not null or network.empty_at is not null then
     perform private.refuse_past_ceiling(private.with_sign_up(address, at), private.with_sign_up(network, at), at);
+  end if;
+  -- A duplicate (its address is on the list) would fail at the unique constraint, rolling back
+  -- all it counted. It is held back from the insert, and its request is counted as a failed one
+  -- and answered as the constraint would once its rows are all seen (private.refuse_duplicate).
+  -- An upsert that ignores duplicates (`on conflict do nothing`) goes on: it succeeds with no
+  -- row, and counts as a sign-up does.
+  if exists (select from public.early_access e where e.email = new.email)
+     and coalesce(current_setting('request.headers', true)::json ->> 'prefer', '') !~ 'resolution=ignore-duplicates' then
+    perform set_config('early_access.duplicate', 'held back', true);
+    return null;
   end if;
   -- Sign-ups that passed the plain read together take turns here; one past a ceiling is refused
   -- with nothing written (a network's refusal rolls its address's count back).
@@ -310,12 +389,36 @@ create trigger early_access_2_admit
   before insert on public.early_access
   for each row execute function private.admit_sign_up();
 
+-- Counts a request whose sign-up was held back as a duplicate as a failed one, then answers it
+-- as the unique constraint would have, once all its rows are seen (a second row is refused, and
+-- counted, before; so each request counts once, whatever its first row held): with no detail,
+-- as PostgreSQL gives none of a table with row level security.
+create function private.refuse_duplicate()
+returns trigger language plpgsql security definer set search_path = '' as $$
+begin
+  if current_setting('early_access.duplicate', true) <> '' then
+    perform private.count_failed_request(private.source_of('address', private.client_address()), private.sign_up_clock());
+    raise exception using
+      errcode = 'unique_violation',
+      message = 'duplicate key value violates unique constraint "early_access_email_key"',
+      schema = 'public', table = 'early_access', constraint = 'early_access_email_key';
+  end if;
+  return null;
+end;
+$$;
+
+create trigger early_access_4_duplicate
+  after insert on public.early_access
+  for each statement execute function private.refuse_duplicate();
+
 -- Nobody but the owner reaches the helpers: not the API roles, and not PUBLIC, which may
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
   private.sign_up_sources from public, anon, authenticated, service_role;
 revoke all on type private.sign_up_source from public, anon, authenticated, service_role;
-revoke all on function private.check_sign_up(), private.admit_sign_up(), private.sign_up_clock(), private.client_address(),
+revoke all on function private.check_sign_up(), private.admit_sign_up(), private.one_sign_up_per_request(),
+  private.refuse_duplicate(), private.refuse(integer, text, integer),
+  private.count_failed_request(private.sign_up_source, float8), private.sign_up_clock(), private.client_address(),
   private.client_in_scope(text, integer, integer), private.source_of(text, text),
   private.with_sign_up(private.sign_up_source, float8), private.limits_over(private.sign_up_source, float8),
   private.refuse_past_ceiling(private.sign_up_source, private.sign_up_source, float8),

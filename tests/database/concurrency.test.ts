@@ -3,14 +3,13 @@
 // error: the address's uniqueness is checked at once, not deferred, so the later of two
 // requests waits for the earlier and fails as a duplicate (23505), never a deadlock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Queryable } from "../../tools/local-supabase/database/database.ts";
-import { connectPool } from "../../tools/local-supabase/database/pool.ts";
 import {
   clientFor,
   DUPLICATE_MESSAGE,
+  rest,
   startTestSupabase,
-  testServerUrl,
   uniqueEmail,
+  upsertCall,
   type TestSupabase,
 } from "../support/database.ts";
 
@@ -62,32 +61,19 @@ describe("concurrent sign-ups", () => {
   });
 
   it("answers ?on_conflict=email with Prefer: resolution=ignore-duplicates, also for 20 racing requests", async () => {
-    // The statement PostgREST runs for it (the local endpoint does not implement upserts): the
-    // unique constraint must be usable as an arbiter, which a deferrable one is not (55000).
-    const ignoreDuplicate = (tx: Queryable, email: string) =>
-      tx.query<{ email: string }>(
-        `insert into public.early_access (email)
-         select body.email from json_to_record($1::json) as body (email text)
-         on conflict (email) do nothing returning email`,
-        [JSON.stringify({ email })],
-      );
-    const { rows } = await backend.owner.query<{ name: string }>("select current_database() as name");
-    const visitors = connectPool({ url: testServerUrl("postgres", rows[0]!.name), poolSize: 20 });
-    const asVisitor = (email: string) =>
-      visitors.transaction(async (tx) => {
-        await tx.query("select set_config('role', 'anon', true), set_config('request.headers', $1, true)", [
-          JSON.stringify({ "cf-connecting-ip": "192.0.2.80" }),
-        ]);
-        return (await ignoreDuplicate(tx, email)).rows;
-      });
+    // PostgREST's `on conflict ("email") do nothing`: the unique constraint must be usable as an
+    // arbiter, which a deferrable one is not (55000).
+    const upsert = async (email: string) => {
+      const response = await rest(backend, upsertCall(email));
+      expect(response.status).toBe(201);
+      return response.json();
+    };
     const email = uniqueEmail("upsert");
 
-    expect(await asVisitor(email)).toEqual([{ email }]);
-    expect(await asVisitor(email)).toEqual([]);
+    expect(await upsert(email)).toEqual([{ email }]);
+    expect(await upsert(email)).toEqual([]);
     const racing = uniqueEmail("upsert-race");
-    const answers = await Promise.all(Array.from({ length: 20 }, () => asVisitor(racing))).finally(() =>
-      visitors.close(),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, () => upsert(racing)));
     expect(answers.flat()).toEqual([{ email: racing }]);
   });
 });

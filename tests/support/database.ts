@@ -128,6 +128,16 @@ export async function signUpAsVisitor(
 export const signUpWithHeaders = (db: Database, headers: Record<string, string>, email = uniqueEmail()) =>
   db.transaction((tx) => signUpAsVisitor(tx, headers, email));
 
+/** An upsert that skips a listed address, as supabase-js sends `upsert(row, { onConflict: "email", ignoreDuplicates: true })`. */
+export function upsertCall(email: string): RestCall {
+  return {
+    method: "POST",
+    path: "early_access?on_conflict=email&select=email",
+    headers: { prefer: "resolution=ignore-duplicates,return=representation" },
+    body: JSON.stringify({ email }),
+  };
+}
+
 export const DUPLICATE_MESSAGE = 'duplicate key value violates unique constraint "early_access_email_key"';
 
 export interface RestCall {

@@ -74,7 +74,7 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
     const columns = tables.get(table);
     const unknown = `Could not find the table '${EXPOSED_SCHEMA}.${table}' in the schema cache`;
     if (!columns) throw postgrestError(404, "PGRST205", unknown);
-    const { select, filters, order, limit, offset, columnsParam } = parseQuery(query, method);
+    const { select, filters, order, limit, offset, columnsParam, onConflict } = parseQuery(query, method);
     const { count, ...prefer } = parsePrefer(headers.prefer);
     if (headers.range !== undefined) throw notImplemented("The Range header is");
     const returned = prefer.return === "representation" ? select : null;
@@ -87,7 +87,11 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
       const type = headers["content-type"]?.split(";")[0]!.trim().toLowerCase() ?? "application/json";
       if (type !== "application/json") throw notImplemented(`A ${headers["content-type"]} body is`);
       const payload = readPayload(request.body, table, columns, columnsParam);
-      statement = insertStatement(table, payload, returned);
+      // `?on_conflict=…` with `Prefer: resolution=ignore-duplicates`: rows whose columns match
+      // a stored row's are skipped (PostgREST takes the primary key without on_conflict).
+      if (prefer.ignoreDuplicates && !onConflict)
+        throw notImplemented("resolution=ignore-duplicates without on_conflict is");
+      statement = insertStatement(table, payload, returned, prefer.ignoreDuplicates ? onConflict : null);
     } else if (method === "DELETE") {
       // Supabase's pg-safeupdate refuses a DELETE without a WHERE clause, whoever asks.
       if (filters.length === 0) throw postgrestError(400, "21000", "DELETE requires a WHERE clause");
@@ -199,7 +203,7 @@ const OPERATORS: Record<string, Filter["operator"]> = { eq: "=", gte: ">=" };
 function parseQuery(query: URLSearchParams, method: string) {
   const filters: Filter[] = [];
   for (const [key, value] of query) {
-    if (["select", "columns", "order", "limit", "offset"].includes(key)) continue;
+    if (["select", "columns", "order", "limit", "offset", "on_conflict"].includes(key)) continue;
     const [operator, ...rest] = value.split(".");
     if (!Object.hasOwn(OPERATORS, operator!) || rest.length === 0) {
       throw notImplemented(`The parameter '${key}=${value}' is: only eq and gte filters are`);
@@ -210,13 +214,18 @@ function parseQuery(query: URLSearchParams, method: string) {
   // Aggregates (`count()`), which Supabase leaves disabled (db-aggregates-enabled).
   const aggregate = select.some((item) => item.includes("()"));
   if (aggregate) throw postgrestError(400, "PGRST123", "Use of aggregate functions is not allowed");
-  const [columns, order, limit, offset] = ["columns", "order", "limit", "offset"].map((name) =>
-    query.get(name),
-  );
+  const [columns, order, limit, offset, onConflict] = [
+    "columns",
+    "order",
+    "limit",
+    "offset",
+    "on_conflict",
+  ].map((name) => query.get(name));
   if (method !== "GET" && (order ?? limit ?? offset) !== null) throw notImplemented("Paging a write is");
   return {
     select: select.map((item) => (item.trim() === "*" ? "*" : columnName(item))),
     columnsParam: columns === null ? null : columns.split(",").map(columnName),
+    onConflict: onConflict === null ? null : onConflict.split(",").map(columnName),
     filters,
     order: order === null ? [] : order.split(",").map(orderTerm),
     limit: limit === null ? null : wholeNumber("limit", limit),
@@ -241,15 +250,16 @@ function orderTerm(term: string): OrderTerm {
   };
 }
 
-/** `Prefer: return=…, count=exact`: comma-separated, the first `return=` winning. */
+/** `Prefer: return=…, count=exact, resolution=ignore-duplicates`: comma-separated, the first `return=` winning. */
 function parsePrefer(header = "") {
   const items = header.split(",").map((item) => item.trim());
-  const other = items.find((item) => /^(resolution=|count=(?!exact$))/.test(item));
+  const other = items.find((item) => /^(resolution=(?!ignore-duplicates$)|count=(?!exact$))/.test(item));
   if (other) throw notImplemented(`Prefer: ${other} is`);
   const returned = items.find((item) => item === "return=representation" || item === "return=minimal");
   return {
     return: (returned?.slice("return=".length) ?? null) as "representation" | "minimal" | null,
     count: items.includes("count=exact"),
+    ignoreDuplicates: items.includes("resolution=ignore-duplicates"),
   };
 }
 

@@ -60,12 +60,14 @@ export function readStatement({ table, selection, filters, order, limit, offset,
 
 /**
  * The body's rows typed by the table's columns (json_to_record[set]), inserted; with no column,
- * each element takes the defaults. The body is always parameter $1.
+ * each element takes the defaults; with `ignoreConflictsOn`, rows that conflict there are
+ * skipped. The body is always parameter $1.
  */
 export function insertStatement(
   table: string,
   { json, isArray, columns }: { json: string; isArray: boolean; columns: Column[] },
   selection: Selection,
+  ignoreConflictsOn: string[] | null = null,
 ): Statement {
   const names = columns.map(({ name }) => quote(name));
   const payload = "(SELECT $1::json AS json_data) pgrst_payload";
@@ -77,7 +79,15 @@ export function insertStatement(
         `(pgrst_payload.json_data) AS _(${columns.map(({ name, type }) => `${quote(name)} ${type}`).join(",")})) pgrst_body`;
   const target = names.length === 0 ? qualified(table) : `${qualified(table)}(${names.join(",")})`;
   const values = names.map((name) => `"pgrst_body".${name}`).join(",");
-  return mutation(table, selection, [json], `INSERT INTO ${target} SELECT ${values} FROM ${source}`);
+  const conflict = ignoreConflictsOn
+    ? ` ON CONFLICT(${ignoreConflictsOn.map(quote).join(",")}) DO NOTHING`
+    : "";
+  return mutation(
+    table,
+    selection,
+    [json],
+    `INSERT INTO ${target} SELECT ${values} FROM ${source}${conflict}`,
+  );
 }
 
 export function deleteStatement(table: string, filters: Filter[], selection: Selection): Statement {
