@@ -462,7 +462,7 @@ create function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
-  at float8 := private.sign_up_clock();
+  at float8;
   client text;
   address private.sign_up_source;
   network private.sign_up_source;
@@ -473,6 +473,7 @@ begin
     perform set_config('early_access.admitted_sign_up', new.id::text, true);
     return new;
   end if;
+  at := private.sign_up_clock();
   client := private.client_address();
   address := private.source_of('address', client);
   network := private.source_of('network', client);

@@ -329,7 +329,7 @@ describe("the buckets over time (a clock the test sets)", () => {
     // hour / ceiling s.
     expect(stored).toBeGreaterThanOrEqual(2 * ceiling - 10);
     expect(stored).toBeLessThanOrEqual(2 * ceiling);
-  });
+  }, 180_000);
 
   it("the day's ceiling: the hour's ceiling at the top of each hour, until the day's is reached", async () => {
     const { max: hourly } = limit("ceiling", "per address per hour");
@@ -351,7 +351,7 @@ describe("the buckets over time (a clock the test sets)", () => {
         hourly - drained,
       ],
     ]);
-  });
+  }, 180_000);
 });
 
 describe("a crowd behind one address", () => {
