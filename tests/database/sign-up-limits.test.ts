@@ -291,7 +291,7 @@ describe("the buckets over time (a clock the test sets)", () => {
       expect.stringMatching(/^marked: /),
       `${refused} (Retry-After ${Math.ceil(drip)})`,
     ]);
-  });
+  }, 120_000);
 
   it("a sign-up per pace's interval is unmarked until the day's pace; one a second, after the minute's pace and one", async () => {
     const { max: pace, seconds: minute } = limit("pace", "per address per minute");
