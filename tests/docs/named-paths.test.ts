@@ -1,7 +1,14 @@
 // What counts as a named repository path, and when it is missing, on a repository made up here:
 // the check must catch a path that is gone, and leave alone words that only look like paths.
 import { describe, expect, it } from "vitest";
-import { lineRange, locate, namedInComments, namedInMarkdown, type Repository } from "./named-paths.ts";
+import {
+  headingAnchors,
+  lineRange,
+  locate,
+  namedInComments,
+  namedInMarkdown,
+  type Repository,
+} from "./named-paths.ts";
 
 /** A repository of a few files, which once had two more (`had`), and ignores a folder of drafts. */
 const files = [
@@ -35,8 +42,8 @@ describe.each([
   { markdown: "[gone](docs/old.md)", found: [["docs/old.md", null]] },
   // A link's fragment is no part of the path.
   { markdown: "[lines](docs/product.md#L3-L5)", found: [["docs/product.md", "docs/product.md"]] },
-  // Web addresses and anchors are not paths.
-  { markdown: "[web](https://example.com/a.md) [here](#deploy)", found: [] },
+  // A web address is not a path; an anchor alone is the document itself.
+  { markdown: "[web](https://example.com/a.md) [here](#deploy)", found: [["", "README.md"]] },
   // A code span of a path from the root.
   {
     markdown: "see `tools/local-supabase/index.ts`",
@@ -106,5 +113,23 @@ describe("a link's lines", () => {
     [null, null],
   ] as const)("#%s names lines %j", (fragment, range) => {
     expect(lineRange(fragment)).toEqual(range);
+  });
+});
+
+describe("a heading's anchor", () => {
+  it.each([
+    // Lowercased, spaces to hyphens.
+    ["## Sign-up limits", "sign-up-limits"],
+    // Punctuation and code marks dropped.
+    ["## What `export` gives", "what-export-gives"],
+    ["### The form's states", "the-forms-states"],
+    // A heading inside a fenced block is none.
+    ["```md\n## Not a heading\n```", null],
+  ])("%j: %s", (markdown, anchor) => {
+    expect([...headingAnchors(markdown)]).toEqual(anchor === null ? [] : [anchor]);
+  });
+
+  it("of a repeated heading is numbered, as GitHub numbers it", () => {
+    expect([...headingAnchors("## Tests\n## Tests")]).toEqual(["tests", "tests-1"]);
   });
 });

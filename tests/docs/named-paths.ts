@@ -5,7 +5,7 @@ import { posix } from "node:path";
 
 /** A name that may be a repository path, where it stands in its file. */
 export interface Named {
-  /** As written, without a link's `#fragment`. */
+  /** As written, without a link's `#fragment`; empty for a link within its own file. */
   path: string;
   /** A link's `#fragment` (`L12-L20` for lines of a file), or null. */
   fragment: string | null;
@@ -31,7 +31,7 @@ export function namedInMarkdown(markdown: string): Named[] {
     if (marker || fence !== null) return;
     const line = index + 1;
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-      if (SCHEME.test(target!) || target!.startsWith("#")) continue;
+      if (SCHEME.test(target!)) continue;
       const [path, fragment = null] = target!.split("#") as [string, string?];
       named.push({ path: decodeURI(path), fragment, line, link: true });
     }
@@ -99,6 +99,7 @@ export type Found = string | null | "not a path";
 export function locate(named: Named, file: string, repository: Repository, comment = false): Found {
   const folder = posix.dirname(file);
   const { path, link } = named;
+  if (link && path === "") return file;
   const relative = /^\.{1,2}\//.test(path);
   const segments = path
     .replace(/^(\.{1,2}\/)+/, "")
@@ -123,6 +124,26 @@ export function locate(named: Named, file: string, repository: Repository, comme
   if (found !== undefined) return posix.normalize(found);
   if (ELSEWHERE.has(posix.basename(path))) return path;
   return bare && !link && repository.fileNames.has(path) ? path : null;
+}
+
+/** The anchors a Markdown file's headings get, as GitHub makes them (`## What \`export\` gives`: `what-export-gives`). */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let fence: string | null = null;
+  for (const text of markdown.split("\n")) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(text)?.[1];
+    if (marker && (fence === null || marker.startsWith(fence))) fence = fence === null ? marker : null;
+    const heading = marker || fence !== null ? null : /^#{1,6}\s+(.*?)\s*#*$/.exec(text)?.[1];
+    if (heading === null || heading === undefined) continue;
+    const anchor = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
+    let unique = anchor;
+    for (let n = 1; anchors.has(unique); n++) unique = `${anchor}-${n}`;
+    anchors.add(unique);
+  }
+  return anchors;
 }
 
 /** The lines a `#L12-L20` or `#L12` fragment names, or null for any other fragment. */

@@ -1,9 +1,10 @@
-// Every path the repository's documents name is there: each Markdown file's links and the code
-// spans that hold a path, and the paths that comments in the code name. Only what lives outside
-// the repository by design may be missing: what git ignores (`.env`, `dist/`), `vercel.json` on
-// the host, `seed.sql` in Supabase's layout.
+// Every path the repository's documents name is there: each Markdown file's links (with the
+// lines or heading they point at) and the code spans that hold a path, and the paths that
+// comments in the code name. Only what lives outside the repository by design may be missing:
+// what git ignores (`.env`, `dist/`), `vercel.json` on the host, `seed.sql` in Supabase's layout.
 import { describe, expect, it } from "vitest";
 import {
+  headingAnchors,
   lineRange,
   locate,
   namedInComments,
@@ -45,17 +46,20 @@ describe("every path a document names", () => {
     expect(missing, `missing:\n${missing.join("\n")}\n`).toEqual([]);
   });
 
-  it.each(documents)("%s: links to lines that its target has", (file) => {
-    const outside = namedInMarkdown(read(file)).flatMap((named) => {
-      const range = lineRange(named.fragment);
+  it.each(documents)("%s: links to lines and headings that its target has", (file) => {
+    const broken = namedInMarkdown(read(file)).flatMap((named) => {
       const found = locate(named, file, repository);
-      if (!range || typeof found !== "string" || found === "not a path") return [];
-      const lines = read(found).split("\n").length;
-      return range[1] > lines
-        ? [`${file}:${named.line} ${named.path}#${named.fragment} (${lines} lines)`]
-        : [];
+      if (named.fragment === null || found === null || found === "not a path" || !repository.exists(found))
+        return [];
+      const where = `${file}:${named.line} ${named.path}#${named.fragment}`;
+      const range = lineRange(named.fragment);
+      if (range) {
+        const lines = read(found).split("\n").length;
+        return range[1] > lines ? [`${where} (${lines} lines)`] : [];
+      }
+      return found.endsWith(".md") && !headingAnchors(read(found)).has(named.fragment) ? [where] : [];
     });
-    expect(outside).toEqual([]);
+    expect(broken).toEqual([]);
   });
 });
 
