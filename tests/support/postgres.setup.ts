@@ -1,7 +1,7 @@
 // Vitest's global set-up of the database tests: one private PostgreSQL server for the run, and
 // on it a template database set up as a hosted Supabase project is, with the migrations
 // applied as `supabase db push` applies them. Each test file then copies the template into a
-// database of its own (database.ts).
+// database of its own (helpers.ts).
 import type { TestProject } from "vitest/node";
 import { connectPool } from "../../tools/local-supabase/database/pool.ts";
 import { setUpSupabaseProject } from "../../tools/local-supabase/database/supabase-project.ts";
