@@ -1,9 +1,7 @@
 // The lock must install on every machine people build on, not only on this one: `npm ci`
 // reads it as-is, and a native package whose platform binary is missing from it breaks the
 // build on that platform ("Cannot find native binding"). So every platform binary a package
-// asks for must be in the lock, in exactly the version it asks for. That is why `astro` and
-// `tailwindcss` are pinned (package.json): the registry this project installs from has no macOS
-// or Windows builds of newer versions' native parts. Lift a pin only when the newer lock passes.
+// asks for must be in the lock, in exactly the version it asks for.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
