@@ -39,6 +39,8 @@ export default defineConfig({
       { test: { name: "config", include: ["tests/config/**/*.test.ts"], environment: "node" } },
       // A developer's running `npm start` is left alone by a test run.
       { test: { name: "isolation", include: ["tests/isolation/**/*.test.ts"], environment: "node" } },
+      // Every path the documents and comments name is there.
+      { test: { name: "docs", include: ["tests/docs/**/*.test.ts"], environment: "node" } },
       // What `npm ci` installs: every platform's native binaries are in the lock.
       { test: { name: "install", include: ["tests/install/**/*.test.ts"], environment: "node" } },
     ],

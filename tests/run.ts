@@ -1,11 +1,12 @@
 // `npm test`: build the site once, then run every suite against that build: units, the
 // local Supabase's contract and the size budget (Vitest), then the browser tests (Playwright).
-// Ends with one line counting every test: "N passed, N failed".
+// Ends with one line counting every test that ran, "N passed, N failed, N skipped", whatever
+// failed; the exit status is non-zero if any step failed. A failed build runs no tests.
 //
 // Everything runs in a world of its own (tests/test-environment.ts): its own ports, its own
 // build folder, a throwaway database, whatever `.env` says and whatever else is running.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { packageBin } from "../tools/processes.ts";
 import { useTestEnvironment } from "./test-environment.ts";
@@ -34,18 +35,28 @@ const steps: [string, string[], NodeJS.ProcessEnv?][] = [
   ],
 ];
 
+/** The steps that failed, each with what it left undone. */
+const failures: string[] = [];
 for (const [name, args, env] of steps) {
   console.log(`\n▶ ${name}`);
   const { status } = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
-  if (status !== 0) {
-    console.error(`✖ ${name} failed (exit ${status})`);
-    process.exit(status ?? 1);
+  if (status === 0) continue;
+  console.error(`✖ ${name} failed (exit ${status})`);
+  // The tests need the build; a failed test step leaves the next one to run and be counted.
+  if (name === "build") {
+    failures.push("build failed, no tests ran");
+    break;
   }
+  failures.push(`${name} failed`);
 }
 
-const vitest = JSON.parse(readFileSync(vitestReport, "utf8"));
-const { stats } = JSON.parse(readFileSync(playwrightReport, "utf8"));
-const passed = vitest.numPassedTests + stats.expected + stats.flaky;
-const failed = vitest.numFailedTests + stats.unexpected;
-const skipped = vitest.numPendingTests + vitest.numTodoTests + stats.skipped;
-console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+/** A step's JSON report, if it got as far as writing one. */
+const report = (path: string) => (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : null);
+const vitest = report(vitestReport);
+const playwright = report(playwrightReport)?.stats;
+const passed = (vitest?.numPassedTests ?? 0) + (playwright?.expected ?? 0) + (playwright?.flaky ?? 0);
+const failed = (vitest?.numFailedTests ?? 0) + (playwright?.unexpected ?? 0);
+const skipped = (vitest?.numPendingTests ?? 0) + (vitest?.numTodoTests ?? 0) + (playwright?.skipped ?? 0);
+const failedSteps = failures.length ? `; ${failures.join("; ")}` : "";
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped${failedSteps}`);
+process.exit(failures.length ? 1 : 0);

@@ -130,6 +130,21 @@ describe.each<ErrorCase>([
     code: "PGRST102",
     message: "Empty or invalid json",
   },
+  // JSON nested deeper than Postgres' parser goes (a 50 KB body, 25,000 deep): it fails in the
+  // parser, before any rule runs, and PostgREST answers Postgres' error as it stands, a 500.
+  {
+    name: "deeply nested JSON",
+    call: () => ({
+      method: "POST",
+      path: "early_access?select=*",
+      headers: { prefer: "return=representation" },
+      body: `{"email":"${uniqueEmail()}","phone":${"[".repeat(25_000)}${"]".repeat(25_000)}}`,
+    }),
+    status: 500,
+    code: "54001",
+    message: "stack depth limit exceeded",
+    hint: `Increase the configuration parameter "max_stack_depth" (currently 2048kB), after ensuring the platform's stack depth limit is adequate.`,
+  },
   // An empty body.
   {
     name: "empty body",

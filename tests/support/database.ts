@@ -1,5 +1,5 @@
 // Shared set-up for the backend tests: a fresh database (a copy of the migrated template on the
-// run's PostgreSQL server, postgres/setup.ts), the backend on a free port over it, supabase-js
+// run's PostgreSQL server, postgres.setup.ts), the backend on a free port over it, supabase-js
 // clients for its keys, raw REST calls for what supabase-js cannot express (to any backend,
 // another process's too), a visitor's sign-up, and whether a process still runs.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";

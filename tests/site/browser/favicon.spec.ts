@@ -1,5 +1,5 @@
 // /favicon.ico, which browsers and other clients ask for whatever the page links: Chromium decodes
-// it into the icon the pages link (favicon.svg). Its sizes and PNGs: tests/site/build/search-and-icon.
+// it into the icon the pages link (favicon.svg). Its sizes and PNGs: tests/site/build/search-and-icon.test.ts.
 import { expect, test } from "@playwright/test";
 
 test("/favicon.ico decodes to the picture of favicon.svg", async ({ page }) => {
