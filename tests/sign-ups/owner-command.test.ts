@@ -514,7 +514,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
       const run = await signUps(["remove", "ada@example.com"], throwawayAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
-        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/20261122000000_early_access\.sql\.\n$/,
+        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/\d{14}_early_access\.sql\.\n$/,
       );
     } finally {
       await empty.close();
