@@ -213,19 +213,10 @@ function initdb(
   durable: boolean,
   owner: { uid: number; gid: number } | undefined,
 ): void {
+  const args = ["-D", folder, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", ...LOCALE[major]];
   const { status, stdout, stderr } = spawnSync(
     initdbPath,
-    [
-      "-D",
-      folder,
-      "-U",
-      SUPERUSER,
-      "--auth=trust",
-      "-E",
-      "UTF8",
-      ...LOCALE[major],
-      "--no-instructions",
-    ].concat(durable ? [] : ["--no-sync"]),
+    args.concat("--no-instructions", durable ? [] : ["--no-sync"]),
     { encoding: "utf8", env: serverEnv(), ...owner },
   );
   if (status !== 0) throw new Error(`initdb failed (exit ${status}):\n${stdout}\n${stderr}`);
