@@ -1,18 +1,24 @@
 // @ts-check
 import { defineConfig } from "vitest/config";
+import type { PostgresMajor } from "./tools/local-supabase/database/cluster.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, handed down to every worker and every
 // process a test starts (tests/test-environment.ts).
 useTestEnvironment();
 
-/** The run's PostgreSQL server, set up as a hosted Supabase project is (tests/support/). */
-const postgres = {
+/**
+ * The run's PostgreSQL server of one major, set up as a hosted Supabase project is
+ * (tests/support/). Hosted Supabase runs 15 and 17: what the tests prove about the database, they
+ * prove on each, a project per major (`database` on 17, `database-pg15` on 15, and so on).
+ */
+const postgres = (major: PostgresMajor) => ({
   environment: "node",
   globalSetup: ["tests/support/postgres.setup.ts"],
+  provide: { postgresMajor: major },
   testTimeout: 30_000,
   hookTimeout: 60_000,
-};
+});
 /** The site built once into the run's own folder. */
 const build = { environment: "node", globalSetup: ["tests/support/build.setup.ts"] };
 
@@ -28,11 +34,23 @@ export default defineConfig({
       // What the build ships, and an editor's change built anew.
       { test: { name: "site-build", include: ["tests/site/build/**/*.test.ts"], ...build } },
       // The database's rules, on a real server with real concurrent connections.
-      { test: { name: "database", include: ["tests/database/**/*.test.ts"], ...postgres } },
+      { test: { name: "database", include: ["tests/database/**/*.test.ts"], ...postgres(17) } },
+      { test: { name: "database-pg15", include: ["tests/database/**/*.test.ts"], ...postgres(15) } },
       // The local Supabase: its REST answers, its process and its data folder.
-      { test: { name: "local-supabase", include: ["tests/local-supabase/**/*.test.ts"], ...postgres } },
+      { test: { name: "local-supabase", include: ["tests/local-supabase/**/*.test.ts"], ...postgres(17) } },
+      // Its answers again on 15; its process, data folder and log are `npm run backend`'s, on 17.
+      {
+        test: {
+          name: "local-supabase-pg15",
+          include: ["tests/local-supabase/**/*.test.ts"],
+          exclude: ["tests/local-supabase/{process,data-folder,persistence,server-log}.test.ts"],
+          ...postgres(15),
+        },
+      },
       // The owner's command, as a process and its pure parts.
-      { test: { name: "sign-ups", include: ["tests/sign-ups/**/*.test.ts"], ...postgres } },
+      { test: { name: "sign-ups", include: ["tests/sign-ups/**/*.test.ts"], ...postgres(17) } },
+      // The owner's command against a project on 15.
+      { test: { name: "sign-ups-pg15", include: ["tests/sign-ups/owner-command.test.ts"], ...postgres(15) } },
       // The static host `npm start` uses, and deploy/nginx.conf in a real nginx.
       { test: { name: "hosting", include: ["tests/hosting/**/*.test.ts"], ...build } },
       // The settings the build and every command read.

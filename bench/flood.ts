@@ -1,7 +1,8 @@
 // `npm run bench:flood`: what a script's flood costs the real visitors around it, on a real
-// PostgreSQL server that keeps every commit on disk, each request run the way the local Supabase
-// runs it (PostgREST's transaction: the request's settings with anon's 3 s statement timeout,
-// the insert and its read-back), without HTTP in between.
+// PostgreSQL server that keeps every commit on disk, a fresh one on each major hosted Supabase
+// runs (15, then 17), each request run the way the local Supabase runs it (PostgREST's
+// transaction: the request's settings with anon's 3 s statement timeout, the insert and its
+// read-back), without HTTP in between.
 //
 // 1. One at a time: a refusal from an address past its ceiling against a sign-up from a new
 //    source, taking turns (medians).
@@ -9,7 +10,8 @@
 // 3. Visitors from random networks at a steady 20 a second on a pool of their own: their p99
 //    alone, then during a flood offered at 400 a second from one /24 over 50 connections.
 //
-// Prints the figures with their targets; never fails on them.
+// Prints the figures with their targets, per major; never fails on them.
+import { POSTGRES_MAJORS, type PostgresMajor } from "../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../tools/local-supabase/database/database.ts";
 import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
@@ -102,115 +104,120 @@ async function privateBytes(owner: Database): Promise<number> {
   return Number(rows[0]!.bytes);
 }
 
-const cluster = await startBenchCluster(["flood"]);
-try {
-  const owner = cluster.pool(OWNER, "flood", 1);
-  const handlerOver = async (poolSize: number) =>
-    (await createPostgrest(cluster.pool("authenticator", "flood", poolSize))).handle;
-  const floodHandle = await handlerOver(FLOOD_CONNECTIONS);
-  const visitorHandle = await handlerOver(10);
+/** The figures on a fresh server of `major`. */
+async function flood(major: PostgresMajor): Promise<void> {
+  const cluster = await startBenchCluster(["flood"], major);
+  try {
+    const owner = cluster.pool(OWNER, "flood", 1);
+    const handlerOver = async (poolSize: number) =>
+      (await createPostgrest(cluster.pool("authenticator", "flood", poolSize))).handle;
+    const floodHandle = await handlerOver(FLOOD_CONNECTIONS);
+    const visitorHandle = await handlerOver(10);
 
-  // 1. An address at its ceiling: sign up from it until it is refused.
-  const flooder = "198.18.0.1";
-  let stored = 0;
-  for (let refused = false; !refused;) {
-    const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
-    stored += answers.filter(({ status }) => status === 201).length;
-    refused = answers.some(({ status }) => status === 429);
-  }
-  const refusals: number[] = [];
-  const newSources: number[] = [];
-  // A bucket past its ceiling still drips: one more sign-up fits every few seconds.
-  let dripped = 0;
-  for (let index = 0; index < ONE_AT_A_TIME; index++) {
-    const refusal = await send(floodHandle, flooder);
-    const signUp = await send(floodHandle, randomAddress());
-    if (![201, 429].includes(refusal.status) || signUp.status !== 201) {
-      throw new Error(`Expected 429 (or 201) and 201, got ${refusal.status} and ${signUp.status}`);
+    // 1. An address at its ceiling: sign up from it until it is refused.
+    const flooder = "198.18.0.1";
+    let stored = 0;
+    for (let refused = false; !refused;) {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
+      stored += answers.filter(({ status }) => status === 201).length;
+      refused = answers.some(({ status }) => status === 429);
     }
-    if (refusal.status === 429) refusals.push(refusal.ms);
-    else dripped++;
-    newSources.push(signUp.ms);
-  }
+    const refusals: number[] = [];
+    const newSources: number[] = [];
+    // A bucket past its ceiling still drips: one more sign-up fits every few seconds.
+    let dripped = 0;
+    for (let index = 0; index < ONE_AT_A_TIME; index++) {
+      const refusal = await send(floodHandle, flooder);
+      const signUp = await send(floodHandle, randomAddress());
+      if (![201, 429].includes(refusal.status) || signUp.status !== 201) {
+        throw new Error(`Expected 429 (or 201) and 201, got ${refusal.status} and ${signUp.status}`);
+      }
+      if (refusal.status === 429) refusals.push(refusal.ms);
+      else dripped++;
+      newSources.push(signUp.ms);
+    }
 
-  // 2. Growth per 1,000 refusals, 50 at a time.
-  const before = await privateBytes(owner);
-  let refused = 0;
-  for (let sent = 0; sent < REFUSALS_FOR_GROWTH; sent += 50) {
-    const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
-    refused += answers.filter(({ status }) => status === 429).length;
-  }
-  const grown = (((await privateBytes(owner)) - before) * 1000) / refused;
+    // 2. Growth per 1,000 refusals, 50 at a time.
+    const before = await privateBytes(owner);
+    let refused = 0;
+    for (let sent = 0; sent < REFUSALS_FOR_GROWTH; sent += 50) {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
+      refused += answers.filter(({ status }) => status === 429).length;
+    }
+    const grown = (((await privateBytes(owner)) - before) * 1000) / refused;
 
-  // 3. Visitors alone, then during a flood from one /24 that starts afresh. Each pool's
-  //    connections are opened first, as a running API's are: a pool closes those idle for 10 s,
-  //    and 50 backends starting at once stalled every request for seconds.
-  const visitors = { perSecond: VISITORS_PER_SECOND, seconds: SECONDS, connections: 10 };
-  const warm = (handle: Postgrest["handle"], connections: number, address: () => string) =>
-    Promise.all(Array.from({ length: connections }, () => send(handle, address())));
-  await warm(visitorHandle, visitors.connections, randomAddress);
-  const alone = await paced(visitorHandle, randomAddress, visitors);
-  await warm(visitorHandle, visitors.connections, randomAddress);
-  await warm(floodHandle, FLOOD_CONNECTIONS, () => flooder);
-  await owner.exec("truncate private.sign_up_sources");
-  const [during, flood] = await Promise.all([
-    paced(visitorHandle, randomAddress, visitors),
-    paced(floodHandle, () => `198.19.7.${1 + random(254)}`, {
-      perSecond: FLOOD_PER_SECOND,
-      seconds: SECONDS,
-      connections: FLOOD_CONNECTIONS,
-    }),
-  ]);
+    // 3. Visitors alone, then during a flood from one /24 that starts afresh. Each pool's
+    //    connections are opened first, as a running API's are: a pool closes those idle for 10 s,
+    //    and 50 backends starting at once stalled every request for seconds.
+    const visitors = { perSecond: VISITORS_PER_SECOND, seconds: SECONDS, connections: 10 };
+    const warm = (handle: Postgrest["handle"], connections: number, address: () => string) =>
+      Promise.all(Array.from({ length: connections }, () => send(handle, address())));
+    await warm(visitorHandle, visitors.connections, randomAddress);
+    const alone = await paced(visitorHandle, randomAddress, visitors);
+    await warm(visitorHandle, visitors.connections, randomAddress);
+    await warm(floodHandle, FLOOD_CONNECTIONS, () => flooder);
+    await owner.exec("truncate private.sign_up_sources");
+    const [during, flood] = await Promise.all([
+      paced(visitorHandle, randomAddress, visitors),
+      paced(floodHandle, () => `198.19.7.${1 + random(254)}`, {
+        perSecond: FLOOD_PER_SECOND,
+        seconds: SECONDS,
+        connections: FLOOD_CONNECTIONS,
+      }),
+    ]);
 
-  const p99 = (answers: Answer[]) =>
-    percentile(
-      answers.map(({ ms }) => ms),
-      0.99,
+    const p99 = (answers: Answer[]) =>
+      percentile(
+        answers.map(({ ms }) => ms),
+        0.99,
+      );
+    const count = (answers: Answer[], test: (status: number) => boolean) =>
+      answers.filter(({ status }) => test(status)).length;
+    const refusalCost = median(refusals) / median(newSources);
+    const slowdown = p99(during) / p99(alone);
+    const floodSlowest = Math.max(...flood.map(({ ms }) => ms));
+    const floodOther = count(flood, (status) => status !== 201 && status !== 429);
+    console.log(
+      `\nPostgreSQL ${major}: one address stored ${stored} before its first refusal; ${ONE_AT_A_TIME} of each, one at a time ` +
+        `(${dripped} of its sign-ups fitted as its bucket drained); ` +
+        `visitors ${VISITORS_PER_SECOND}/s for ${SECONDS} s:\n\n` +
+        table(
+          ["", "figure", "target"],
+          [
+            [
+              "a refusal (median)",
+              ms(median(refusals)),
+              `${refusalCost.toFixed(2)}× a sign-up ${refusalCost <= 1 ? "PASS" : "MISS"} (≤ 1×)`,
+            ],
+            ["a new source's sign-up (median)", ms(median(newSources)), ""],
+            [
+              `private tables' growth per ${REFUSALS_FOR_GROWTH.toLocaleString("en")} refusals`,
+              `${(grown / 1024).toFixed(1)} KB`,
+              `${grown < 1024 ? "PASS" : "MISS"} (< 1 KB)`,
+            ],
+            ["visitors' p99, alone", ms(p99(alone)), ""],
+            [
+              `visitors' p99, during a flood of ${FLOOD_PER_SECOND}/s from one /24`,
+              ms(p99(during)),
+              `${slowdown.toFixed(1)}× ${slowdown <= 5 ? "PASS" : "MISS"} (≤ 5×)`,
+            ],
+            [
+              "the flood's answers",
+              `${count(flood, (status) => status === 201)} × 201, ${count(flood, (status) => status === 429)} × 429, ${floodOther} other`,
+              `${floodOther === 0 ? "PASS" : "MISS"} (only 201 and 429)`,
+            ],
+            [
+              "the flood's slowest answer",
+              ms(floodSlowest),
+              `${floodSlowest <= 1000 ? "PASS" : "MISS"} (≤ 1 s)`,
+            ],
+            ["visitors not stored", String(count([...alone, ...during], (status) => status !== 201)), ""],
+          ],
+        ),
     );
-  const count = (answers: Answer[], test: (status: number) => boolean) =>
-    answers.filter(({ status }) => test(status)).length;
-  const refusalCost = median(refusals) / median(newSources);
-  const slowdown = p99(during) / p99(alone);
-  const floodSlowest = Math.max(...flood.map(({ ms }) => ms));
-  const floodOther = count(flood, (status) => status !== 201 && status !== 429);
-  console.log(
-    `\nOne address stored ${stored} before its first refusal; ${ONE_AT_A_TIME} of each, one at a time ` +
-      `(${dripped} of its sign-ups fitted as its bucket drained); ` +
-      `visitors ${VISITORS_PER_SECOND}/s for ${SECONDS} s:\n\n` +
-      table(
-        ["", "figure", "target"],
-        [
-          [
-            "a refusal (median)",
-            ms(median(refusals)),
-            `${refusalCost.toFixed(2)}× a sign-up ${refusalCost <= 1 ? "PASS" : "MISS"} (≤ 1×)`,
-          ],
-          ["a new source's sign-up (median)", ms(median(newSources)), ""],
-          [
-            `private tables' growth per ${REFUSALS_FOR_GROWTH.toLocaleString("en")} refusals`,
-            `${(grown / 1024).toFixed(1)} KB`,
-            `${grown < 1024 ? "PASS" : "MISS"} (< 1 KB)`,
-          ],
-          ["visitors' p99, alone", ms(p99(alone)), ""],
-          [
-            `visitors' p99, during a flood of ${FLOOD_PER_SECOND}/s from one /24`,
-            ms(p99(during)),
-            `${slowdown.toFixed(1)}× ${slowdown <= 5 ? "PASS" : "MISS"} (≤ 5×)`,
-          ],
-          [
-            "the flood's answers",
-            `${count(flood, (status) => status === 201)} × 201, ${count(flood, (status) => status === 429)} × 429, ${floodOther} other`,
-            `${floodOther === 0 ? "PASS" : "MISS"} (only 201 and 429)`,
-          ],
-          [
-            "the flood's slowest answer",
-            ms(floodSlowest),
-            `${floodSlowest <= 1000 ? "PASS" : "MISS"} (≤ 1 s)`,
-          ],
-          ["visitors not stored", String(count([...alone, ...during], (status) => status !== 201)), ""],
-        ],
-      ),
-  );
-} finally {
-  await cluster.close();
+  } finally {
+    await cluster.close();
+  }
 }
+
+for (const major of POSTGRES_MAJORS) await flood(major);

@@ -7,7 +7,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startCluster, SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
+import {
+  DEFAULT_MAJOR,
+  startCluster,
+  SUPERUSER,
+  type PostgresMajor,
+} from "../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../tools/local-supabase/database/database.ts";
 import { connectPool } from "../tools/local-supabase/database/pool.ts";
 import { setUpSupabaseProject } from "../tools/local-supabase/database/supabase-project.ts";
@@ -104,10 +109,13 @@ export interface BenchCluster {
 }
 
 /**
- * A server that keeps every commit on disk, as a hosted one does, in a temporary folder, with
- * each of `databases` set up as a Supabase project (the migrations applied).
+ * A server of `major` that keeps every commit on disk, as a hosted one does, in a temporary
+ * folder, with each of `databases` set up as a Supabase project (the migrations applied).
  */
-export async function startBenchCluster(databases: string[]): Promise<BenchCluster> {
+export async function startBenchCluster(
+  databases: string[],
+  major: PostgresMajor = DEFAULT_MAJOR,
+): Promise<BenchCluster> {
   const folder = mkdtempSync(join(tmpdir(), "bench-cluster-"));
   // As root, the server runs as another user, who must reach the cluster inside.
   chmodSync(folder, 0o711);
@@ -115,6 +123,7 @@ export async function startBenchCluster(databases: string[]): Promise<BenchClust
     folder: join(folder, "cluster"),
     durable: true,
     settings: { max_connections: "200" },
+    major,
   });
   const pools: Database[] = [];
   const bench: BenchCluster = {

