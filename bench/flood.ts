@@ -9,6 +9,9 @@
 // 2. How much the private tables grow per 1,000 refusals.
 // 3. Visitors from random networks at a steady 20 a second on a pool of their own: their p99
 //    alone, then during a flood offered at 400 a second from one /24 over 50 connections.
+// 4. Probes about a listed address, 3,000 of each kind from an address of its own: duplicates,
+//    bodies of two rows (the listed address first, then second), upserts that ignore duplicates:
+//    where the first 429 comes, and how much the tables grow per 1,000 probes.
 //
 // Prints the figures with their targets, per major; never fails on them.
 import { POSTGRES_MAJORS, type PostgresMajor } from "../tools/local-supabase/database/cluster.ts";
@@ -23,40 +26,65 @@ const FLOOD_PER_SECOND = 400;
 const FLOOD_CONNECTIONS = 50;
 const VISITORS_PER_SECOND = 20;
 const SECONDS = 10;
+const PROBES_OF_EACH_KIND = 3_000;
 
 const random = (below: number) => Math.floor(Math.random() * below);
 const randomAddress = () => `${1 + random(223)}.${random(256)}.${random(256)}.${1 + random(254)}`;
 let emails = 0;
 
-/** A sign-up as supabase-js sends it, from `address`. */
-function signUpRequest(address: string) {
+const newEmail = () => `flood-${emails++}-${random(1e9)}@example.com`;
+
+/** A sign-up as supabase-js sends it, from `address`; or another body, query and Prefer. */
+function signUpRequest(
+  address: string,
+  { body = { email: newEmail() } as unknown, query = "select=*", prefer = "return=representation" } = {},
+) {
   return {
     method: "POST",
     path: "/early_access",
-    query: new URLSearchParams("select=*"),
+    query: new URLSearchParams(query),
     headers: {
       apikey: "sb_publishable_bench",
       authorization: "Bearer sb_publishable_bench",
       "content-type": "application/json",
       "content-profile": "public",
-      prefer: "return=representation",
+      prefer,
       accept: "*/*",
       "cf-connecting-ip": address,
       "x-forwarded-for": address,
     },
-    body: new TextEncoder().encode(JSON.stringify({ email: `flood-${emails++}-${random(1e9)}@example.com` })),
+    body: new TextEncoder().encode(JSON.stringify(body)),
     role: "anon",
   };
 }
+
+/** Each kind of probe about a listed address, as the request a script sends. */
+const PROBES: Array<[string, (listed: string) => Parameters<typeof signUpRequest>[1]]> = [
+  ["one-row duplicates", (listed) => ({ body: { email: listed } })],
+  ["two rows, the listed address first", (listed) => ({ body: [{ email: listed }, { email: newEmail() }] })],
+  ["two rows, the listed address second", (listed) => ({ body: [{ email: newEmail() }, { email: listed }] })],
+  [
+    "upserts ignoring duplicates",
+    (listed) => ({
+      body: { email: listed },
+      query: "on_conflict=email&select=*",
+      prefer: "resolution=ignore-duplicates,return=representation",
+    }),
+  ],
+];
 
 interface Answer {
   status: number;
   ms: number;
 }
 
-async function send(handle: Postgrest["handle"], address: string): Promise<Answer> {
+async function send(
+  handle: Postgrest["handle"],
+  address: string,
+  request = signUpRequest(address),
+): Promise<Answer> {
   const sent = performance.now();
-  const { status } = await handle(signUpRequest(address));
+  const { status } = await handle(request);
   return { status, ms: performance.now() - sent };
 }
 
@@ -89,20 +117,22 @@ async function paced(
 }
 
 /**
- * The bytes of data in `private`: every table's, TOAST's and index's main fork (not the free
+ * The bytes of data in `schema`: every table's, TOAST's and index's main fork (not the free
  * space and visibility maps, which the server adds on its own as a table ages).
  */
-async function privateBytes(owner: Database): Promise<number> {
+async function bytesOf(owner: Database, schema: "private" | "public"): Promise<number> {
   const { rows } = await owner.query<{ bytes: string }>(
     `select coalesce(sum(pg_catalog.pg_relation_size(c.oid, 'main')), 0)::bigint as bytes
        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-      where n.nspname in ('private', 'pg_toast') and c.relkind in ('r', 'i', 't')
-        and (n.nspname = 'private' or c.oid in (
+      where n.nspname in ($1, 'pg_toast') and c.relkind in ('r', 'i', 't')
+        and (n.nspname = $1 or c.oid in (
               select t.reltoastrelid from pg_catalog.pg_class t join pg_catalog.pg_namespace tn on tn.oid = t.relnamespace
-               where tn.nspname = 'private'))`,
+               where tn.nspname = $1))`,
+    [schema],
   );
   return Number(rows[0]!.bytes);
 }
+const privateBytes = (owner: Database) => bytesOf(owner, "private");
 
 /** The figures on a fresh server of `major`. */
 async function flood(major: PostgresMajor): Promise<void> {
@@ -166,6 +196,32 @@ async function flood(major: PostgresMajor): Promise<void> {
       }),
     ]);
 
+    // 4. Probes, each kind from an address of its own, about an address on the list.
+    const listed = newEmail();
+    await owner.query("insert into public.early_access (email) values ($1)", [listed]);
+    const probes: string[][] = [];
+    for (const [index, [kind, probe]] of PROBES.entries()) {
+      const from = `198.18.${10 + index}.1`;
+      const grownFrom = (await privateBytes(owner)) + (await bytesOf(owner, "public"));
+      const statuses: number[] = [];
+      for (let sent = 0; sent < PROBES_OF_EACH_KIND; sent += 50) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () => send(floodHandle, from, signUpRequest(from, probe(listed)))),
+        );
+        statuses.push(...answers.map(({ status }) => status));
+      }
+      const grownBy = (await privateBytes(owner)) + (await bytesOf(owner, "public")) - grownFrom;
+      const firstRefusal = statuses.indexOf(429);
+      const answered = [...new Set(statuses)].sort().join(", ");
+      probes.push([
+        kind,
+        String(firstRefusal),
+        `${firstRefusal >= 1_000 && firstRefusal <= 2_000 ? "PASS" : "MISS"} (1,000 to 2,000)`,
+        `${((grownBy * 1000) / PROBES_OF_EACH_KIND / 1024).toFixed(1)} KB`,
+        answered,
+      ]);
+    }
+
     const p99 = (answers: Answer[]) =>
       percentile(
         answers.map(({ ms }) => ms),
@@ -213,7 +269,9 @@ async function flood(major: PostgresMajor): Promise<void> {
             ],
             ["visitors not stored", String(count([...alone, ...during], (status) => status !== 201)), ""],
           ],
-        ),
+        ) +
+        `\n\n${PROBES_OF_EACH_KIND.toLocaleString("en")} probes of each kind about a listed address, 50 at a time, from one address:\n\n` +
+        table(["", "the first 429 at", "target", "growth per 1,000 (tables, indexes)", "answers"], probes),
     );
   } finally {
     await cluster.close();
