@@ -129,8 +129,9 @@ grant all on table public.early_access to service_role;
 -- refused, with 429. Supabase does not rate-limit its REST API, so the database does.
 --
 -- The trigger at the end, private.admit_sign_up, reads top to bottom as the steps below: the
--- instant, the client, its two sources, the refusal on a plain read, the count under each
--- source's lock, the mark, the forgetting.
+-- instant, the client, its two sources, the refusal on a plain read, a duplicate held back, the
+-- count under each source's lock, the mark, the forgetting. Requests that fail once the rules
+-- have looked at them are counted apart ("Failed requests").
 
 -- Settings ------------------------------------------------------------------------------------
 
@@ -209,7 +210,7 @@ create type private.sign_up_source as (scope text, source_key bytea, seconds_per
 -- The instant the rules judge a sign-up at, in seconds since 1970: the clock when the rule runs,
 -- not when its transaction began (one that waited behind a later one would otherwise look as if
 -- it came first). Read through this function alone, so that a test can set it: the tests
--- replace it inside a transaction of their own. The public roles can neither call nor replace it.
+-- replace it in a database of their own. The public roles can neither call nor replace it.
 create function private.sign_up_clock()
 returns float8 language plpgsql volatile set search_path = '' as $$
 begin
