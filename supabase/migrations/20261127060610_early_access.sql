@@ -99,7 +99,7 @@ alter table public.early_access enable row level security;
 
 -- A visitor (the publishable key acts as anon) adds one sign-up per request and reads back only
 -- that row, never anyone else's: the trigger that admits a sign-up
--- (private.admit_sign_up, in 20_sign_up_limits.sql) marks its transaction with the row's id, in a
+-- (private.admit_sign_up, in 25_sign_up_rules.sql) marks its transaction with the row's id, in a
 -- transaction-local setting that nothing a client sends can set, gone when the request ends.
 -- (Compared as a uuid, so that a read-back finds the row by its primary key; read once per
 -- statement, `(select …)`, not once per row.)
@@ -123,22 +123,12 @@ grant all on table public.early_access to service_role;
 
 -- supabase/schemas/20_sign_up_limits.sql ----------------------------------------------------------
 
--- How fast sign-ups may come. No real person is refused because others share their address
--- (offices, campuses, conference Wi-Fi, carrier NAT): past a source's normal pace a sign-up is
--- stored and marked for the owner's review (30_marks.sql); only a flood far beyond any crowd is
--- refused, with 429. Supabase does not rate-limit its REST API, so the database does.
---
--- The trigger at the end, private.admit_sign_up, reads top to bottom as the steps below: the
--- instant, the client, its two sources, the refusal on a plain read, a duplicate held back, the
--- count under each source's lock, the mark, the forgetting. Requests that fail once the rules
--- have looked at them are counted apart ("Failed requests").
-
--- Settings ------------------------------------------------------------------------------------
-
--- The key of the sources' hashes: random, made once per database, never leaves it.
-create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
-insert into private.client_key_secret (secret)
-select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
+-- The sign-up limits: what one client is, and how many sign-ups it may make. Every number the
+-- rules go by stands here, once; the rules themselves are in 25_sign_up_rules.sql. No real
+-- person is refused because others share their address (offices, campuses, conference Wi-Fi,
+-- carrier NAT): past a pace a sign-up is stored and marked for the owner's review; only past a
+-- ceiling, far beyond any crowd, is one refused, with 429. To change a limit on a live project,
+-- change it here and in a new migration (the README's "Common changes").
 
 -- What "one client" is, per scope: an address (an IPv4 address, or an IPv6 /56, what an ISP
 -- hands one customer), or its network (an IPv4 /24, an IPv6 /48), counted in `shards` that each
@@ -186,6 +176,24 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('ceiling', 'per address per day', 'address', interval '1 day', 3000),
   ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
   ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
+
+-- Nobody but the owner reaches them: not the API roles, not even the secret key's.
+revoke all on table private.sign_up_scopes, private.sign_up_limits from public, anon, authenticated, service_role;
+
+-- supabase/schemas/25_sign_up_rules.sql -----------------------------------------------------------
+
+-- The sign-up rules: how the limits of 20_sign_up_limits.sql are kept. Supabase does not
+-- rate-limit its REST API, so the database does.
+--
+-- The trigger at the end, private.admit_sign_up, reads top to bottom as the steps below: the
+-- instant, the client, its two sources, the refusal on a plain read, a duplicate held back, the
+-- count under each source's lock, the mark, the forgetting. Requests that fail once the rules
+-- have looked at them are counted apart ("Failed requests").
+
+-- The key of the sources' hashes: random, made once per database, never leaves it.
+create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
+insert into private.client_key_secret (secret)
+select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
 
 -- State ---------------------------------------------------------------------------------------
 
@@ -540,8 +548,7 @@ create trigger early_access_4_duplicate
 
 -- Nobody but the owner reaches the helpers: not the API roles, and not PUBLIC, which may
 -- execute every new function by default.
-revoke all on table private.client_key_secret, private.sign_up_scopes, private.sign_up_limits,
-  private.sign_up_sources from public, anon, authenticated, service_role;
+revoke all on table private.client_key_secret, private.sign_up_sources from public, anon, authenticated, service_role;
 revoke all on type private.sign_up_source from public, anon, authenticated, service_role;
 revoke all on function private.check_sign_up(), private.admit_sign_up(), private.one_sign_up_per_request(),
   private.refuse_duplicate(), private.refuse(integer, text, integer),
@@ -554,7 +561,7 @@ revoke all on function private.check_sign_up(), private.admit_sign_up(), private
 
 -- supabase/schemas/30_marks.sql -------------------------------------------------------------------
 
--- Sign-ups past a normal pace, marked for the owner's review (20_sign_up_limits.sql marks them), in a
+-- Sign-ups past a normal pace, marked for the owner's review (25_sign_up_rules.sql marks them), in a
 -- table of their own: the public key cannot read a mark or a source, not even on the read-back
 -- of its own row, whose `select=*` is the sign-up's own columns only. Unmarked sign-ups record
 -- nothing about their source.

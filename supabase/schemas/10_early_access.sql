@@ -83,7 +83,7 @@ alter table public.early_access enable row level security;
 
 -- A visitor (the publishable key acts as anon) adds one sign-up per request and reads back only
 -- that row, never anyone else's: the trigger that admits a sign-up
--- (private.admit_sign_up, in 20_sign_up_limits.sql) marks its transaction with the row's id, in a
+-- (private.admit_sign_up, in 25_sign_up_rules.sql) marks its transaction with the row's id, in a
 -- transaction-local setting that nothing a client sends can set, gone when the request ends.
 -- (Compared as a uuid, so that a read-back finds the row by its primary key; read once per
 -- statement, `(select …)`, not once per row.)

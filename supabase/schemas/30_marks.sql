@@ -1,4 +1,4 @@
--- Sign-ups past a normal pace, marked for the owner's review (20_sign_up_limits.sql marks them), in a
+-- Sign-ups past a normal pace, marked for the owner's review (25_sign_up_rules.sql marks them), in a
 -- table of their own: the public key cannot read a mark or a source, not even on the read-back
 -- of its own row, whose `select=*` is the sign-up's own columns only. Unmarked sign-ups record
 -- nothing about their source.
