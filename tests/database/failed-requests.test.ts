@@ -5,6 +5,7 @@
 // loopback address of its own (Linux routes all of 127.0.0.0/8 to the loopback), with the
 // schema's own limits; the failed requests' buckets over time, through the real trigger at
 // instants the test sets.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import {
@@ -115,6 +116,20 @@ describe("the failed requests' buckets over time (a clock the test sets)", () =>
   });
   afterAll(() => clocked?.database.close());
 
+  /** Another address whose failed requests go to the same sequence (its key's second byte) as `client`'s. */
+  async function sharingTheBucketOf(client: string): Promise<string> {
+    const { rows } = await clocked.owner.query<{ secret: Buffer }>(
+      "select secret from private.client_key_secret",
+    );
+    const key = (address: string) =>
+      createHash("sha256").update(rows[0]!.secret).update(`address:${address}`).digest();
+    const slot = key(client)[1];
+    for (let host = 0; ; host++) {
+      const address = `10.2.${host >> 8}.${host & 255}`;
+      if (key(address)[1] === slot) return address;
+    }
+  }
+
   /** A sign-up of `email` from `client` at `instant`: stored, or its error's code (429 with its Retry-After). */
   const signUpAt = (instant: number, client: string, email: string) =>
     clocked.database
@@ -150,8 +165,12 @@ describe("the failed requests' buckets over time (a clock the test sets)", () =>
       "23505",
       `429 (Retry-After ${Math.ceil(drip)})`,
     ]);
-    // Another address, in a bucket of its own or not, still signs up: sign-ups never read these buckets.
-    expect(await signUpAt(launch, "10.1.0.1", uniqueEmail("after-probes"))).toBe("stored");
+    // The probing address's own sign-ups are refused too, as its flood of sign-ups would be;
+    // another source whose failed requests share the bucket still signs up.
+    expect(await signUpAt(launch + drip + 0.03, "10.1.0.1", uniqueEmail("after-probes"))).toMatch(/^429/);
+    expect(
+      await signUpAt(launch + drip + 0.03, await sharingTheBucketOf("10.1.0.1"), uniqueEmail("neighbour")),
+    ).toBe("stored");
   }, 120_000);
 });
 
@@ -188,7 +207,7 @@ describe("no answer names anything but the list", () => {
     /private|early_access_marks|sign_up_|failed_requests|client_key|admit|check_sign_up|record_mark|_fkey|_pkey/;
 
   it("whatever the rules refuse, and however the request is formed", async ({ skip }) => {
-    const from = "127.0.5.1";
+    const [from, other] = ["127.0.5.1", "127.0.6.1"];
     if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
     // Paces of one and ceilings of two, so that each kind of mark and refusal comes within a few requests.
     const small = await startTestSupabase({
@@ -197,22 +216,24 @@ describe("no answer names anything but the list", () => {
     try {
       const listed = uniqueEmail("listed");
       await small.owner.query("insert into public.early_access (email) values ($1)", [listed]);
-      const calls: RestCall[] = [
-        json({ email: listed }),
-        json({ email: "not-an-address" }),
-        json({ email: uniqueEmail(), phone: "\u200b" }),
-        json({ email: `${"a".repeat(2_000)}@example.com` }),
-        json({ email: null }),
-        json({ email: uniqueEmail(), id: "00000000-0000-4000-8000-000000000000" }),
-        json([{ email: listed }, { email: uniqueEmail() }]),
-        json([{ email: uniqueEmail() }, { email: listed }]),
-        ...Array.from({ length: 4 }, () => json({ email: listed })),
-        ...Array.from({ length: 4 }, () => upsertCall(listed)),
-        ...Array.from({ length: 4 }, () => json({ email: uniqueEmail() })),
+      // From two addresses, in an order that meets each answer: one fills its failed requests'
+      // bucket, the other its sign-ups' (with an upsert past its pace).
+      const calls: Array<[string, RestCall]> = [
+        [from, json({ email: listed })],
+        [from, json([{ email: listed }, { email: uniqueEmail() }])],
+        [from, json([{ email: uniqueEmail() }, { email: listed }])],
+        [from, json({ email: listed })],
+        [other, json({ email: "not-an-address" })],
+        [other, json({ email: uniqueEmail(), phone: "\u200b" })],
+        [other, json({ email: `${"a".repeat(2_000)}@example.com` })],
+        [other, json({ email: null })],
+        [other, json({ email: uniqueEmail(), id: "00000000-0000-4000-8000-000000000000" })],
+        [other, json({ email: uniqueEmail() })],
+        ...Array.from({ length: 3 }, () => [other, upsertCall(listed)] as [string, RestCall]),
       ];
       const answers = [];
-      for (const call of calls) {
-        const { status, body } = await restFrom(from, small, call);
+      for (const [address, call] of calls) {
+        const { status, body } = await restFrom(address, small, call);
         answers.push({ status, body });
       }
       // Every kind of answer came: checks, not null, privileges, one row, duplicates, refusals.
