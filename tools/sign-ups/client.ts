@@ -18,6 +18,12 @@ const TOTALS = "early_access_totals";
 /** Sign-ups per UTC hour and per quarter of it. */
 const HOURS = "early_access_hours";
 
+/** Sign-ups per email domain. */
+const DOMAINS = "early_access_domains";
+
+/** Later sign-ups to the same mailbox as an earlier one. */
+const REPEATS = "early_access_repeats";
+
 /**
  * Rows asked for at once: Supabase's default "Max rows". A project set lower answers with
  * fewer, which the paging below takes in its stride.
@@ -25,6 +31,7 @@ const HOURS = "early_access_hours";
 const PAGE_SIZE = 1000;
 
 export interface SignUpRow {
+  id: string;
   email: string;
   phone: string | null;
   /** As PostgREST writes it: `2026-11-22T01:31:17.336+00:00`. */
@@ -45,12 +52,35 @@ export interface SourceRow {
   some_emails: string[];
 }
 
+/** The sign-ups at one email domain. */
+export interface DomainRow {
+  domain: string;
+  sign_ups: number;
+  /** How many of them are marked past a pace. */
+  past_pace: number;
+  first_at: string;
+  last_at: string;
+  /** The addresses of its first few sign-ups. */
+  some_emails: string[];
+}
+
+/** A sign-up that reaches the same mailbox as an earlier one. */
+export interface RepeatRow {
+  id: string;
+  email: string;
+  created_at: string;
+  /** The earliest sign-up's address to that mailbox. */
+  repeats: string;
+  /** Whether it is also marked past a pace. */
+  past_pace: boolean;
+}
+
 /** The whole list in one row, counted by the database. */
 export interface Totals {
   sign_ups: number;
   /** Those the discount is for. */
   with_phone: number;
-  /** Those marked for review. */
+  /** Those marked past a pace (the marks the database writes as they sign up). */
   marked: number;
   /** The first and the latest sign-up; null for an empty list. */
   first_at: string | null;
@@ -87,11 +117,27 @@ export interface SignUps {
     total: () => number | null;
     [Symbol.asyncIterator](): AsyncIterator<SignUpRow[]>;
   };
+  /** Every email domain with its sign-ups, in one pass of the list. */
+  domains(): Promise<DomainRow[]>;
+  /** Every later sign-up to the same mailbox as an earlier one, oldest first. */
+  repeats(): Promise<RepeatRow[]>;
   /** Deletes the row of this (normalised) address; whether there was one. */
   remove(email: string): Promise<boolean>;
   /** Deletes the marked sign-ups of this source; how many. */
   removeSource(source: string): Promise<number>;
+  /** Deletes every sign-up marked past a pace; how many. */
+  removePastPace(): Promise<number>;
+  /** Deletes every sign-up at these domains; how many. */
+  removeAtDomains(domains: string[]): Promise<number>;
+  /** Deletes these sign-ups, by id; how many. */
+  removeIds(ids: string[]): Promise<number>;
 }
+
+/**
+ * How many deletions are in flight at once: each names one domain or one sign-up (PostgREST's
+ * `eq`), and a few at a time keep a removal of hundreds short without flooding the project.
+ */
+const DELETIONS_AT_ONCE = 8;
 
 export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
   const check = <T>(answer: { data: T; error: PostgrestError | null; status: number }) => {
@@ -99,7 +145,7 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
     return answer.data;
   };
 
-  return {
+  const signUps: SignUps = {
     async totals() {
       const answer = await client.from(TOTALS).select("sign_ups, with_phone, marked, first_at, last_at");
       return (check(answer) as Totals[])[0]!;
@@ -117,19 +163,36 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
       return check(answer) as HourCount[];
     },
 
-    async sources() {
-      const sources: SourceRow[] = [];
-      for (let offset = 0; ; offset += PAGE_SIZE) {
-        const answer = await client
+    sources() {
+      return everyPage<SourceRow>((from, to) =>
+        client
           .from(SOURCES)
           .select("source, sign_ups, first_at, last_at, some_emails")
           .order("last_at", { ascending: false })
           .order("source")
-          .range(offset, offset + PAGE_SIZE - 1);
-        const page = check(answer) as SourceRow[];
-        sources.push(...page);
-        if (page.length < PAGE_SIZE) return sources;
-      }
+          .range(from, to),
+      );
+    },
+
+    domains() {
+      return everyPage<DomainRow>((from, to) =>
+        client
+          .from(DOMAINS)
+          .select("domain, sign_ups, past_pace, first_at, last_at, some_emails")
+          .order("domain")
+          .range(from, to),
+      );
+    },
+
+    repeats() {
+      return everyPage<RepeatRow>((from, to) =>
+        client
+          .from(REPEATS)
+          .select("id, email, created_at, repeats, past_pace")
+          .order("created_at")
+          .order("id")
+          .range(from, to),
+      );
     },
 
     pages({ since = null, newestFirst, limit = Infinity }) {
@@ -142,7 +205,9 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
           // arrive meanwhile sort after the oldest-first export's pages, and past its first count.
           let query = client
             .from(WITH_MARKS)
-            .select("email, phone, created_at, source, review", { count: offset === 0 ? "exact" : undefined })
+            .select("id, email, phone, created_at, source, review", {
+              count: offset === 0 ? "exact" : undefined,
+            })
             .order("created_at", { ascending: !newestFirst })
             .order("id", { ascending: !newestFirst });
           if (since) query = query.gte("created_at", since.toISOString());
@@ -168,7 +233,57 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
       const answer = await client.from(WITH_MARKS).delete().eq("source", source).select("email");
       return (check(answer) as unknown[]).length;
     },
+
+    async removePastPace() {
+      const sources = await signUps.sources();
+      return deleteEach(sources, ({ source }) =>
+        client.from(WITH_MARKS).delete().eq("source", source).select("email"),
+      );
+    },
+
+    removeAtDomains(domains) {
+      return deleteEach(domains, (domain) =>
+        client.from(WITH_MARKS).delete().eq("domain", domain).select("email"),
+      );
+    },
+
+    removeIds(ids) {
+      return deleteEach(ids, (id) => client.from(TABLE).delete().eq("id", id).select("email"));
+    },
   };
+  return signUps;
+
+  /** Runs one deletion per item, a few at a time; how many rows they deleted. */
+  async function deleteEach<T>(
+    items: T[],
+    remove: (item: T) => PromiseLike<{ data: unknown; error: PostgrestError | null; status: number }>,
+  ): Promise<number> {
+    let removed = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const rows = check(await remove(items[next++]!)) as unknown[];
+        removed += rows.length;
+      }
+    };
+    await Promise.all(Array.from({ length: DELETIONS_AT_ONCE }, worker));
+    return removed;
+  }
+
+  /** Every row of a read, a page at a time in its total order. */
+  async function everyPage<T>(
+    read: (
+      from: number,
+      to: number,
+    ) => PromiseLike<{ data: unknown; error: PostgrestError | null; status: number }>,
+  ): Promise<T[]> {
+    const rows: T[] = [];
+    for (let offset = 0; ; offset += PAGE_SIZE) {
+      const page = check(await read(offset, offset + PAGE_SIZE - 1)) as T[];
+      rows.push(...page);
+      if (page.length < PAGE_SIZE) return rows;
+    }
+  }
 }
 
 /** Supabase's status for a request to a paused project (its "HTTP Status Codes" guide). */

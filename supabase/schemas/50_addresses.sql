@@ -1,0 +1,63 @@
+-- What the owner's command needs to mark addresses that look undeliverable or doubled, grouped by
+-- the database when read, so that the command fetches a row per domain or per repeat however long
+-- the list, and a sign-up writes nothing for them. Which domains are disposable or mistyped is the
+-- command's to say (tools/sign-ups/marks.ts), from lists published on npm: they change with an
+-- `npm update`, never with a migration. Only the secret key reads these views.
+
+-- Sign-ups per domain (the part after the `@`, stored lowercase): how many, how many of them are
+-- marked past a pace, when the first and the latest came, and the first few addresses.
+create view public.early_access_domains with (security_invoker = true) as
+select split_part(e.email, '@', 2) as domain,
+       count(*)::integer as sign_ups,
+       count(m.sign_up_id)::integer as past_pace,
+       min(e.created_at) as first_at,
+       max(e.created_at) as last_at,
+       (array_agg(e.email order by e.created_at, e.id))[1:3] as some_emails
+  from public.early_access e
+  left join public.early_access_marks m on m.sign_up_id = e.id
+ group by 1;
+comment on view public.early_access_domains is
+  'Sign-ups per email domain: how many, how many marked past a pace, the first and latest, the first few addresses.';
+
+-- Sign-ups that reach the same mailbox as an earlier one: each later sign-up, with the address of
+-- the earliest (which is not listed: it stays clean). Only at providers that deliver variants of
+-- an address to one mailbox: Gmail ignores the dots of the name and anything after a `+`, and
+-- googlemail.com is gmail.com; Outlook.com (its hotmail and live domains too), iCloud, Fastmail and
+-- Proton ignore anything after a `+`. Everywhere else, john.doe@ and johndoe@ may be two people.
+create view public.early_access_repeats with (security_invoker = true) as
+with providers (domain, mailbox_domain, ignores_dots) as (
+  values ('gmail.com', 'gmail.com', true), ('googlemail.com', 'gmail.com', true),
+         ('outlook.com', 'outlook.com', false), ('hotmail.com', 'hotmail.com', false),
+         ('live.com', 'live.com', false), ('msn.com', 'msn.com', false),
+         ('hotmail.co.uk', 'hotmail.co.uk', false), ('hotmail.fr', 'hotmail.fr', false),
+         ('outlook.fr', 'outlook.fr', false), ('live.co.uk', 'live.co.uk', false),
+         ('icloud.com', 'icloud.com', false), ('me.com', 'me.com', false), ('mac.com', 'mac.com', false),
+         ('fastmail.com', 'fastmail.com', false), ('fastmail.fm', 'fastmail.fm', false),
+         ('proton.me', 'proton.me', false), ('protonmail.com', 'protonmail.com', false),
+         ('protonmail.ch', 'protonmail.ch', false), ('pm.me', 'pm.me', false)
+),
+mailboxes as (
+  select e.id, e.email, e.created_at, c.name || '@' || p.mailbox_domain as mailbox
+    from public.early_access e
+    join providers p on p.domain = split_part(e.email, '@', 2)
+   cross join lateral (select split_part(split_part(e.email, '@', 1), '+', 1) as name) n
+   cross join lateral (select case when p.ignores_dots then replace(n.name, '.', '') else n.name end as name) c
+   -- A name of nothing but a tag or dots (`+x@gmail.com`, `..@gmail.com`) names no mailbox.
+   where c.name <> ''
+),
+firsts as (
+  select b.id, b.email, b.created_at,
+         first_value(b.email) over (partition by b.mailbox order by b.created_at, b.id) as repeats
+    from mailboxes b
+)
+select f.id, f.email, f.created_at, f.repeats,
+       exists (select from public.early_access_marks m where m.sign_up_id = f.id) as past_pace
+  from firsts f
+ where f.email <> f.repeats;
+comment on view public.early_access_repeats is
+  'Sign-ups that reach the same mailbox as an earlier one (Gmail''s dots, + tags), with the earliest address (repeats).';
+
+-- The owner's command reads them with the secret key (service_role); the public roles get nothing.
+revoke all on table public.early_access_domains, public.early_access_repeats
+  from anon, authenticated, service_role;
+grant select on table public.early_access_domains, public.early_access_repeats to service_role;
