@@ -1,26 +1,21 @@
--- supabase/schemas/50_addresses.sql: the views behind the owner's marks for disposable, mistyped and
--- repeated addresses.
+-- The views behind the owner's marks for disposable, mistyped and repeated addresses
+-- (supabase/schemas/50_addresses.sql), and every sign-up's domain beside its mark (30_marks.sql).
 
--- What the owner's command needs to mark addresses that look undeliverable or doubled, grouped by
--- the database when read, so that the command fetches a row per domain or per repeat however long
--- the list, and a sign-up writes nothing for them. Which domains are disposable or mistyped is the
--- command's to say (tools/sign-ups/marks.ts), from lists published on npm: they change with an
--- `npm update`, never with a migration. Only the secret key reads these views.
+-- 30_marks.sql: every sign-up with its address's domain too, so that the owner removes a
+-- domain's sign-ups through the view.
+create or replace view public.early_access_with_marks with (security_invoker = true) as
+select e.id, e.email, e.phone, e.created_at,
+       (select m.source from public.early_access_marks m where m.sign_up_id = e.id) as source,
+       (select m.reason from public.early_access_marks m where m.sign_up_id = e.id) as review,
+       split_part(e.email, '@', 2) as domain
+  from public.early_access e;
 
--- Sign-ups per domain (the part after the `@`, stored lowercase): how many, how many of them are
--- marked past a pace, when the first and the latest came, and the first few addresses.
-create view public.early_access_domains with (security_invoker = true) as
-select split_part(e.email, '@', 2) as domain,
-       count(*)::integer as sign_ups,
-       count(m.sign_up_id)::integer as past_pace,
-       min(e.created_at) as first_at,
-       max(e.created_at) as last_at,
-       (array_agg(e.email order by e.created_at, e.id))[1:3] as some_emails
-  from public.early_access e
-  left join public.early_access_marks m on m.sign_up_id = e.id
- group by 1;
-comment on view public.early_access_domains is
-  'Sign-ups per email domain: how many, how many marked past a pace, the first and latest, the first few addresses.';
+-- What the owner's command needs to mark addresses that look undeliverable or doubled: the list
+-- grouped by domain and by mailbox, counted by the database when read, so that the command
+-- fetches a few rows however long the list, and a sign-up writes nothing for them. Which domains
+-- are disposable or mistyped is the command's to say (tools/sign-ups/marks.ts), from lists
+-- published on npm: they change with an `npm update`, never with a migration. Only the secret
+-- key reads these views.
 
 -- Sign-ups that reach the same mailbox as an earlier one: each later sign-up, with the address of
 -- the earliest (which is not listed: it stays clean). Only at providers that deliver variants of
@@ -53,23 +48,51 @@ firsts as (
          first_value(b.email) over (partition by b.mailbox order by b.created_at, b.id) as repeats
     from mailboxes b
 )
-select f.id, f.email, f.created_at, f.repeats,
-       exists (select from public.early_access_marks m where m.sign_up_id = f.id) as past_pace
+select f.id, f.email, f.created_at, f.repeats
   from firsts f
  where f.email <> f.repeats;
 comment on view public.early_access_repeats is
   'Sign-ups that reach the same mailbox as an earlier one (Gmail''s dots, + tags), with the earliest address (repeats).';
 
--- The owner's command reads them with the secret key (service_role); the public roles get nothing.
-revoke all on table public.early_access_domains, public.early_access_repeats
-  from anon, authenticated, service_role;
-grant select on table public.early_access_domains, public.early_access_repeats to service_role;
+-- The list by email domain (the part after the `@`, stored lowercase), every domain in one row:
+-- a project answers at most 1,000 rows at once, and each further page would count the whole list
+-- again. `domains` maps each domain to [its sign-ups, of them marked past a pace, of them later
+-- sign-ups to a mailbox reached before, of those marked past a pace, the first sign-up's instant,
+-- the latest's, the first three addresses]: with them the command counts every reason, each
+-- marked sign-up once, and shows each marked domain.
+create view public.early_access_domains with (security_invoker = true) as
+select coalesce(jsonb_object_agg(d.domain, jsonb_build_array(d.sign_ups, d.past_pace, d.repeats, d.repeats_past_pace,
+                                                              d.first_at, d.last_at, d.some_emails)),
+                '{}') as domains
+  from (select split_part(e.email, '@', 2) as domain,
+               count(*) as sign_ups,
+               count(m.sign_up_id) as past_pace,
+               count(r.id) as repeats,
+               count(r.id) filter (where m.sign_up_id is not null) as repeats_past_pace,
+               min(e.created_at) as first_at,
+               max(e.created_at) as last_at,
+               (array_agg(e.email order by e.created_at, e.id))[1:3] as some_emails
+          from public.early_access e
+          left join public.early_access_marks m on m.sign_up_id = e.id
+          left join public.early_access_repeats r on r.id = e.id
+         group by 1) d;
+comment on view public.early_access_domains is
+  'One row: each email domain''s [sign-ups, marked past a pace, repeating a mailbox, both, first, latest, first 3 addresses].';
 
--- supabase/schemas/30_marks.sql: every sign-up with its address's domain too, so that the owner
--- removes a domain's sign-ups through the view.
-create or replace view public.early_access_with_marks with (security_invoker = true) as
-select e.id, e.email, e.phone, e.created_at,
-       (select m.source from public.early_access_marks m where m.sign_up_id = e.id) as source,
-       (select m.reason from public.early_access_marks m where m.sign_up_id = e.id) as review,
-       split_part(e.email, '@', 2) as domain
-  from public.early_access e;
+-- Later sign-ups to a mailbox, grouped by the earliest address: one row per mailbox reached again.
+create view public.early_access_mailboxes with (security_invoker = true) as
+select r.repeats,
+       count(*)::integer as sign_ups,
+       min(r.created_at) as first_at,
+       max(r.created_at) as last_at,
+       (array_agg(r.email order by r.created_at, r.id))[1:3] as some_emails
+  from public.early_access_repeats r
+ group by r.repeats;
+comment on view public.early_access_mailboxes is
+  'Later sign-ups to a mailbox reached before, per earliest address (repeats): how many, when, the first few.';
+
+-- The owner's command reads them with the secret key (service_role); the public roles get nothing.
+revoke all on table public.early_access_repeats, public.early_access_domains, public.early_access_mailboxes
+  from anon, authenticated, service_role;
+grant select on table public.early_access_repeats, public.early_access_domains, public.early_access_mailboxes
+  to service_role;

@@ -10,7 +10,7 @@ import { isValidEmail, normalizeEmail } from "../../src/lib/sign-up-rules.ts";
 import { ConfigurationError } from "../../config/environment.ts";
 import { OwnerCommandError, signUpsClient, type SignUps } from "./client.ts";
 import { REASON_TOTALS, REASONS, type Reason } from "./marks.ts";
-import { markedGroups, markedTotals, readMarks, reviewOf, type Marks } from "./review.ts";
+import { markDomains, markedGroups, markedTotals, reviewOf } from "./review.ts";
 import { connect } from "./connection.ts";
 import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
 import { formatCount, renderChart } from "./chart.ts";
@@ -68,11 +68,10 @@ program
       // Every read at once: the hours of the longest window (a list younger than 30 days has no
       // hours before its first), whatever the totals say.
       const longest = chartWindow(now, zone, new Date(0));
-      const [totals, counted, domains, repeats] = await Promise.all([
+      const [totals, counted, domains] = await Promise.all([
         signUps.totals(),
         signUps.hours(longest.since),
         signUps.domains(),
-        signUps.repeats(),
       ]);
       if (totals.sign_ups === 0 || totals.first_at === null) {
         process.stdout.write("No sign-ups yet: the list is empty.\n");
@@ -82,7 +81,7 @@ program
       const days = foldIntoDays(counted, window.days, zone);
       const recent = recentTotals(days, window.days.at(-1)!);
       const { sign_ups, with_phone } = totals;
-      const { marked, byReason } = markedTotals(totals.marked, domains, repeats, readMarks(domains, repeats));
+      const { marked, byReason } = markedTotals(totals.marked, domains, markDomains(domains));
       const reasons = REASONS.filter((reason) => byReason[reason] > 0).map(
         (reason) => `${formatCount(byReason[reason])} ${REASON_TOTALS[reason]}`,
       );
@@ -210,13 +209,13 @@ program
  * disposable or mistyped domain, a mailbox reached again; how many, when, a few addresses.
  */
 async function listMarked(signUps: SignUps): Promise<void> {
-  const [sources, domains, repeats] = await Promise.all([
+  const [sources, domains, mailboxes] = await Promise.all([
     signUps.sources(),
     signUps.domains(),
-    signUps.repeats(),
+    signUps.mailboxes(),
   ]);
-  const marks = readMarks(domains, repeats);
-  const groups = markedGroups(sources, domains, repeats, marks);
+  const marks = markDomains(domains);
+  const groups = markedGroups(sources, domains, mailboxes, marks);
   if (groups.length === 0) {
     process.stderr.write("No sign-ups are marked for review.\n");
     return;
@@ -232,12 +231,8 @@ async function listMarked(signUps: SignUps): Promise<void> {
   process.stdout.write(
     `${formatTable(["REASON", "MARKED", `FIRST (${zone})`, `LAST (${zone})`, "ADDRESSES"], rows)}\n`,
   );
-  const { marked } = markedTotals(
-    sources.reduce((sum, { sign_ups }) => sum + sign_ups, 0),
-    domains,
-    repeats,
-    marks,
-  );
+  const pastPace = sources.reduce((sum, { sign_ups }) => sum + sign_ups, 0);
+  const { marked } = markedTotals(pastPace, domains, marks);
   process.stderr.write(
     `${marked} marked ${marked === 1 ? "sign-up" : "sign-ups"}, latest first. export shows each with its ` +
       "reasons; remove --source <id> removes one source's, remove --reason <reason> one reason's.\n",
@@ -267,13 +262,13 @@ program
       withoutMarked?: boolean;
     }) =>
       withSignUps(async (signUps) => {
-        const marks = await readAllMarks(signUps);
+        const { marks, repeats } = await readMarks(signUps);
         const pages = signUps.pages({ since, newestFirst: false });
         let leftOut = 0;
         async function* records(): AsyncGenerator<CsvRecord> {
           for await (const page of pages) {
             for (const row of page) {
-              const review = reviewOf(row, marks);
+              const review = reviewOf(row, marks, repeats);
               if (review !== null && withoutMarked) {
                 leftOut++;
                 continue;
@@ -300,10 +295,16 @@ program
       }),
   );
 
-/** The marks the command adds, from one read of the domains and one of the repeats. */
-async function readAllMarks(signUps: SignUps): Promise<Marks> {
+/**
+ * The marks the command adds: each marked domain's, and the earliest address of each later
+ * sign-up to a mailbox, by its id.
+ */
+async function readMarks(signUps: SignUps) {
   const [domains, repeats] = await Promise.all([signUps.domains(), signUps.repeats()]);
-  return readMarks(domains, repeats);
+  return {
+    marks: markDomains(domains),
+    repeats: new Map(repeats.map(({ id, repeats: earliest }) => [id, earliest])),
+  };
 }
 
 program
@@ -356,9 +357,9 @@ program
 /** Deletes the sign-ups marked for `reason`, as the marks read now; how many. */
 async function removeForReason(signUps: SignUps, reason: Reason): Promise<number> {
   if (reason === "pace") return signUps.removePastPace();
-  const marks = await readAllMarks(signUps);
-  if (reason === "same-mailbox") return signUps.removeIds([...marks.repeats.keys()]);
-  const domains = [...marks.domains].filter(([, mark]) => mark.reason === reason).map(([domain]) => domain);
+  const { marks, repeats } = await readMarks(signUps);
+  if (reason === "same-mailbox") return signUps.removeIds([...repeats.keys()]);
+  const domains = [...marks].filter(([, mark]) => mark.reason === reason).map(([domain]) => domain);
   return signUps.removeAtDomains(domains);
 }
 

@@ -18,11 +18,14 @@ const TOTALS = "early_access_totals";
 /** Sign-ups per UTC hour and per quarter of it. */
 const HOURS = "early_access_hours";
 
-/** Sign-ups per email domain. */
+/** The list by email domain, every domain in one row. */
 const DOMAINS = "early_access_domains";
 
 /** Later sign-ups to the same mailbox as an earlier one. */
 const REPEATS = "early_access_repeats";
+
+/** The same, grouped by mailbox. */
+const MAILBOXES = "early_access_mailboxes";
 
 /**
  * Rows asked for at once: Supabase's default "Max rows". A project set lower answers with
@@ -56,8 +59,12 @@ export interface SourceRow {
 export interface DomainRow {
   domain: string;
   sign_ups: number;
-  /** How many of them are marked past a pace. */
+  /** Of them, marked past a pace. */
   past_pace: number;
+  /** Of them, later sign-ups to a mailbox reached before (at a provider that ignores dots or tags). */
+  repeats: number;
+  /** Of those, marked past a pace. */
+  repeats_past_pace: number;
   first_at: string;
   last_at: string;
   /** The addresses of its first few sign-ups. */
@@ -71,9 +78,21 @@ export interface RepeatRow {
   created_at: string;
   /** The earliest sign-up's address to that mailbox. */
   repeats: string;
-  /** Whether it is also marked past a pace. */
-  past_pace: boolean;
 }
+
+/** The later sign-ups to one mailbox. */
+export interface MailboxRow {
+  /** The earliest sign-up's address to it. */
+  repeats: string;
+  sign_ups: number;
+  first_at: string;
+  last_at: string;
+  /** The addresses of its first few later sign-ups. */
+  some_emails: string[];
+}
+
+/** A domain as the view holds it: its counts, instants and addresses in a row of their own. */
+type DomainEntry = [number, number, number, number, string, string, string[]];
 
 /** The whole list in one row, counted by the database. */
 export interface Totals {
@@ -117,10 +136,12 @@ export interface SignUps {
     total: () => number | null;
     [Symbol.asyncIterator](): AsyncIterator<SignUpRow[]>;
   };
-  /** Every email domain with its sign-ups, in one pass of the list. */
+  /** Every email domain with its sign-ups, in one read. */
   domains(): Promise<DomainRow[]>;
   /** Every later sign-up to the same mailbox as an earlier one, oldest first. */
   repeats(): Promise<RepeatRow[]>;
+  /** The same, one row per mailbox, the latest first. */
+  mailboxes(): Promise<MailboxRow[]>;
   /** Deletes the row of this (normalised) address; whether there was one. */
   remove(email: string): Promise<boolean>;
   /** Deletes the marked sign-ups of this source; how many. */
@@ -134,10 +155,19 @@ export interface SignUps {
 }
 
 /**
- * How many deletions are in flight at once: each names one domain or one sign-up (PostgREST's
- * `eq`), and a few at a time keep a removal of hundreds short without flooding the project.
+ * How many requests that each name one domain or one sign-up (PostgREST's `eq`) are in flight at
+ * once: a few at a time keep hundreds of them short without flooding the project.
  */
-const DELETIONS_AT_ONCE = 8;
+const REQUESTS_AT_ONCE = 8;
+
+/** Runs `work` for every item, `REQUESTS_AT_ONCE` at a time. */
+async function eachAtOnce<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: REQUESTS_AT_ONCE }, worker));
+}
 
 export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
   const check = <T>(answer: { data: T; error: PostgrestError | null; status: number }) => {
@@ -174,13 +204,20 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
       );
     },
 
-    domains() {
-      return everyPage<DomainRow>((from, to) =>
-        client
-          .from(DOMAINS)
-          .select("domain, sign_ups, past_pace, first_at, last_at, some_emails")
-          .order("domain")
-          .range(from, to),
+    async domains() {
+      const answer = await client.from(DOMAINS).select("domains");
+      const [{ domains }] = check(answer) as [{ domains: Record<string, DomainEntry> }];
+      return Object.entries(domains).map(
+        ([domain, [sign_ups, past_pace, repeats, repeats_past_pace, first_at, last_at, some_emails]]) => ({
+          domain,
+          sign_ups,
+          past_pace,
+          repeats,
+          repeats_past_pace,
+          first_at,
+          last_at,
+          some_emails,
+        }),
       );
     },
 
@@ -188,9 +225,20 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
       return everyPage<RepeatRow>((from, to) =>
         client
           .from(REPEATS)
-          .select("id, email, created_at, repeats, past_pace")
+          .select("id, email, created_at, repeats")
           .order("created_at")
           .order("id")
+          .range(from, to),
+      );
+    },
+
+    mailboxes() {
+      return everyPage<MailboxRow>((from, to) =>
+        client
+          .from(MAILBOXES)
+          .select("repeats, sign_ups, first_at, last_at, some_emails")
+          .order("last_at", { ascending: false })
+          .order("repeats")
           .range(from, to),
       );
     },
@@ -259,14 +307,10 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
     remove: (item: T) => PromiseLike<{ data: unknown; error: PostgrestError | null; status: number }>,
   ): Promise<number> {
     let removed = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < items.length) {
-        const rows = check(await remove(items[next++]!)) as unknown[];
-        removed += rows.length;
-      }
-    };
-    await Promise.all(Array.from({ length: DELETIONS_AT_ONCE }, worker));
+    await eachAtOnce(items, async (item) => {
+      const rows = check(await remove(item)) as unknown[];
+      removed += rows.length;
+    });
     return removed;
   }
 
