@@ -374,6 +374,30 @@ describe("sign-ups marked for review", () => {
     expect(await storedEmails(owner)).toHaveLength(10);
   });
 
+  it("remove --reason pace takes out every sign-up marked past a pace, and nothing else", async () => {
+    // 11 more from the same address at once: the 11th is past its pace of 10 however much the
+    // bucket drained meanwhile; more of them are if it drained less.
+    const more = Array.from({ length: 11 }, (_, index) => ({
+      email: `later${index + 1}@example.com`,
+      phone: null,
+    }));
+    await signUpThroughThePage(backend, more);
+    const { rows } = await owner.query<{ email: string }>(
+      "select e.email from public.early_access e join public.early_access_marks m on m.sign_up_id = e.id",
+    );
+    const marked = rows.map(({ email }) => email);
+    expect(marked).toContain("later11@example.com");
+    const before = await storedEmails(owner);
+    const run = await runOwnerCommand(["remove", "--reason", "pace"], env());
+    expect(run).toMatchObject({
+      status: 0,
+      stderr: `Removed ${marked.length} ${marked.length === 1 ? "sign-up" : "sign-ups"} past a pace.\n`,
+    });
+    expect(await storedEmails(owner)).toEqual(before.filter((email) => !marked.includes(email)));
+    const again = await runOwnerCommand(["remove", "--reason", "pace"], env());
+    expect(again.stderr).toBe("No sign-ups past a pace: nothing was removed.\n");
+  });
+
   it.each([
     [["remove", "--source", "not-an-id"], /--source/],
     [

@@ -71,7 +71,7 @@ program
       const [totals, counted, domains] = await Promise.all([
         signUps.totals(),
         signUps.hours(longest.since),
-        signUps.domains(),
+        signUps.domainCounts(),
       ]);
       if (totals.sign_ups === 0 || totals.first_at === null) {
         process.stdout.write("No sign-ups yet: the list is empty.\n");
@@ -209,12 +209,13 @@ program
  * disposable or mistyped domain, a mailbox reached again; how many, when, a few addresses.
  */
 async function listMarked(signUps: SignUps): Promise<void> {
-  const [sources, domains, mailboxes] = await Promise.all([
+  const [sources, counts, domains, mailboxes] = await Promise.all([
     signUps.sources(),
+    signUps.domainCounts(),
     signUps.domains(),
     signUps.mailboxes(),
   ]);
-  const marks = markDomains(domains);
+  const marks = markDomains(counts);
   const groups = markedGroups(sources, domains, mailboxes, marks);
   if (groups.length === 0) {
     process.stderr.write("No sign-ups are marked for review.\n");
@@ -232,9 +233,9 @@ async function listMarked(signUps: SignUps): Promise<void> {
     `${formatTable(["REASON", "MARKED", `FIRST (${zone})`, `LAST (${zone})`, "ADDRESSES"], rows)}\n`,
   );
   const pastPace = sources.reduce((sum, { sign_ups }) => sum + sign_ups, 0);
-  const { marked } = markedTotals(pastPace, domains, marks);
+  const { marked } = markedTotals(pastPace, counts, marks);
   process.stderr.write(
-    `${marked} marked ${marked === 1 ? "sign-up" : "sign-ups"}, latest first. export shows each with its ` +
+    `${formatCount(marked)} marked ${marked === 1 ? "sign-up" : "sign-ups"}, latest first. export shows each with its ` +
       "reasons; remove --source <id> removes one source's, remove --reason <reason> one reason's.\n",
   );
 }
@@ -300,7 +301,7 @@ program
  * sign-up to a mailbox, by its id.
  */
 async function readMarks(signUps: SignUps) {
-  const [domains, repeats] = await Promise.all([signUps.domains(), signUps.repeats()]);
+  const [domains, repeats] = await Promise.all([signUps.domainCounts(), signUps.repeats()]);
   return {
     marks: markDomains(domains),
     repeats: new Map(repeats.map(({ id, repeats: earliest }) => [id, earliest])),

@@ -18,7 +18,10 @@ const TOTALS = "early_access_totals";
 /** Sign-ups per UTC hour and per quarter of it. */
 const HOURS = "early_access_hours";
 
-/** The list by email domain, every domain in one row. */
+/** Every email domain's counts, in one row. */
+const DOMAIN_COUNTS = "early_access_domain_counts";
+
+/** Every email domain's first and latest sign-up and two addresses, in one row. */
 const DOMAINS = "early_access_domains";
 
 /** Later sign-ups to the same mailbox as an earlier one. */
@@ -55,8 +58,8 @@ export interface SourceRow {
   some_emails: string[];
 }
 
-/** The sign-ups at one email domain. */
-export interface DomainRow {
+/** How many signed up at one email domain. */
+export interface DomainCount {
   domain: string;
   sign_ups: number;
   /** Of them, marked past a pace. */
@@ -65,9 +68,15 @@ export interface DomainRow {
   repeats: number;
   /** Of those, marked past a pace. */
   repeats_past_pace: number;
+}
+
+/** The sign-ups at one email domain. */
+export interface DomainRow {
+  domain: string;
+  sign_ups: number;
   first_at: string;
   last_at: string;
-  /** The addresses of its first few sign-ups. */
+  /** Two of its addresses: the first and the last in alphabetical order (one if it has one). */
   some_emails: string[];
 }
 
@@ -90,9 +99,6 @@ export interface MailboxRow {
   /** The addresses of its first few later sign-ups. */
   some_emails: string[];
 }
-
-/** A domain as the view holds it: its counts, instants and addresses in a row of their own. */
-type DomainEntry = [number, number, number, number, string, string, string[]];
 
 /** The whole list in one row, counted by the database. */
 export interface Totals {
@@ -136,7 +142,9 @@ export interface SignUps {
     total: () => number | null;
     [Symbol.asyncIterator](): AsyncIterator<SignUpRow[]>;
   };
-  /** Every email domain with its sign-ups, in one read. */
+  /** Every email domain's counts, in one read. */
+  domainCounts(): Promise<DomainCount[]>;
+  /** Every email domain with its first and latest sign-up and two addresses, in one read. */
   domains(): Promise<DomainRow[]>;
   /** Every later sign-up to the same mailbox as an earlier one, oldest first. */
   repeats(): Promise<RepeatRow[]>;
@@ -204,21 +212,30 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
       );
     },
 
+    async domainCounts() {
+      const answer = await client.from(DOMAIN_COUNTS).select("counts");
+      const [{ counts }] = check(answer) as [{ counts: Record<string, [number, number, number, number]> }];
+      return Object.entries(counts).map(([domain, [sign_ups, past_pace, repeats, repeats_past_pace]]) => ({
+        domain,
+        sign_ups,
+        past_pace,
+        repeats,
+        repeats_past_pace,
+      }));
+    },
+
     async domains() {
       const answer = await client.from(DOMAINS).select("domains");
-      const [{ domains }] = check(answer) as [{ domains: Record<string, DomainEntry> }];
-      return Object.entries(domains).map(
-        ([domain, [sign_ups, past_pace, repeats, repeats_past_pace, first_at, last_at, some_emails]]) => ({
-          domain,
-          sign_ups,
-          past_pace,
-          repeats,
-          repeats_past_pace,
-          first_at,
-          last_at,
-          some_emails,
-        }),
-      );
+      const [{ domains }] = check(answer) as [
+        { domains: Record<string, [number, string, string, string, string]> },
+      ];
+      return Object.entries(domains).map(([domain, [sign_ups, first_at, last_at, an, another]]) => ({
+        domain,
+        sign_ups,
+        first_at,
+        last_at,
+        some_emails: an === another ? [an] : [an, another],
+      }));
     },
 
     repeats() {

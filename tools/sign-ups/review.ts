@@ -1,11 +1,11 @@
 // The marked sign-ups as the owner reviews them: the marks the database wrote for a pace, and
 // those the command adds as it reads (marks.ts), put together from what the database grouped:
 // each reason's total, one line per group to act on, and each sign-up's reasons in words.
-import type { DomainRow, MailboxRow, SignUpRow, SourceRow } from "./client.ts";
+import type { DomainCount, DomainRow, MailboxRow, SignUpRow, SourceRow } from "./client.ts";
 import { domainMark, domainOf, REASONS, sameMailboxWords, type DomainMark, type Reason } from "./marks.ts";
 
 /** The mark of each domain that earns one. */
-export function markDomains(domains: Array<Pick<DomainRow, "domain">>): Map<string, DomainMark> {
+export function markDomains(domains: DomainCount[]): Map<string, DomainMark> {
   const marked = new Map<string, DomainMark>();
   for (const { domain } of domains) {
     const mark = domainMark(domain);
@@ -26,7 +26,7 @@ export interface MarkedTotals {
  */
 export function markedTotals(
   pastPace: number,
-  domains: Array<Pick<DomainRow, "domain" | "sign_ups" | "past_pace" | "repeats" | "repeats_past_pace">>,
+  domains: DomainCount[],
   marks: Map<string, DomainMark>,
 ): MarkedTotals {
   const byReason = Object.fromEntries(REASONS.map((reason) => [reason, 0])) as Record<Reason, number>;
