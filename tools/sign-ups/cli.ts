@@ -168,7 +168,9 @@ function formatAgo(ms: number): string {
 
 program
   .command("list")
-  .description("The newest sign-ups first, as a table; or, with --marked, the sources of marked sign-ups.")
+  .description(
+    "The newest sign-ups first, as a table; or, with --marked, the marked sign-ups by group, with their reasons.",
+  )
   .option("-L, --limit <n>", `show at most n sign-ups (default ${DEFAULT_LIST_LIMIT})`, positiveInteger)
   .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
   .option(

@@ -7,6 +7,7 @@
 import { run as suggestDomain } from "@zootools/email-spell-checker";
 import mailchecker from "mailchecker";
 
+/** mailchecker's disposable domains: about 55,000, kept current by its maintainers, released often. */
 const disposableDomains = mailchecker.blacklist();
 
 /** The reasons a sign-up may be marked, as `remove --reason` names them. */
@@ -52,10 +53,7 @@ const FORWARDING_RELAYS = new Set([
   "addy.io",
 ]);
 
-/**
- * Whether the domain, or a domain it is part of (`x.mailinator.com`), is on mailchecker's list
- * of disposable domains (about 55,000, kept current by its maintainers and released often).
- */
+/** Whether the domain, or a domain it is part of (`x.mailinator.com`), is a disposable one. */
 export function isDisposable(domain: string): boolean {
   const labels = domain.split(".");
   for (let start = 0; start < labels.length; start++) {
