@@ -56,13 +56,15 @@ create trigger early_access_3_mark
   after insert on public.early_access
   for each row execute function private.record_mark();
 
--- Every sign-up with its mark, if any. Security invoker: read with the reader's own rights. Its
--- mark columns are subqueries, so the view stays updatable: the owner removes a source's marked
--- sign-ups through it (`delete … where source = …`).
+-- Every sign-up with its mark, if any, and its address's domain. Security invoker: read with the
+-- reader's own rights. Its mark columns are subqueries, so the view stays updatable: the owner
+-- removes a source's marked sign-ups through it (`delete … where source = …`), and a domain's
+-- (`delete … where domain = …`, for a domain the owner's command marks: 50_addresses.sql).
 create view public.early_access_with_marks with (security_invoker = true) as
 select e.id, e.email, e.phone, e.created_at,
        (select m.source from public.early_access_marks m where m.sign_up_id = e.id) as source,
-       (select m.reason from public.early_access_marks m where m.sign_up_id = e.id) as review
+       (select m.reason from public.early_access_marks m where m.sign_up_id = e.id) as review,
+       split_part(e.email, '@', 2) as domain
   from public.early_access e;
 
 -- Marked sign-ups by source: enough to tell a crowd of people from a script's junk at a glance.

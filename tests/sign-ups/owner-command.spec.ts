@@ -18,8 +18,8 @@ async function signUp(page: Page, email: string, phone: string) {
   await expect(page.getByRole("heading", { name: copy.success.title })).toBeVisible();
 }
 
-/** The command with the tests' own settings (their backend's port, the local key). */
-const signUps = (...args: string[]) => runNpmScript("sign-ups", args);
+/** The owner's command with the tests' own settings (their backend's port, the local key). */
+const runOwnerCommand = (...args: string[]) => runNpmScript("sign-ups", args);
 
 const people = (testInfo: TestInfo) => [
   { email: uniqueEmail(testInfo, "-first"), phone: "+44 20 7946 0000" },
@@ -33,7 +33,7 @@ test("three sign-ups on the page are listed newest first, exported safely, and o
   const [first, second, third] = people(testInfo);
   for (const person of [first!, second!, third!]) await signUp(page, person.email, person.phone);
 
-  const list = await signUps("list", "--limit", "1000");
+  const list = await runOwnerCommand("list", "--limit", "1000");
   expect(list.status, list.stderr).toBe(0);
   const order = [third!, second!, first!].map(({ email }) => list.stdout.indexOf(email));
   expect(
@@ -42,7 +42,7 @@ test("three sign-ups on the page are listed newest first, exported safely, and o
   ).toBe(true);
   expect(order).toEqual([...order].sort((a, b) => a - b));
 
-  const exported = await signUps("export");
+  const exported = await runOwnerCommand("export");
   expect(exported.status, exported.stderr).toBe(0);
   const line = (email: string) => exported.stdout.split("\r\n").find((row) => row.includes(email));
   expect(line(first!.email)).toMatch(new RegExp(`^"${first!.email}","'\\+44 20 7946 0000","[^"]+Z",,$`));
@@ -51,9 +51,9 @@ test("three sign-ups on the page are listed newest first, exported safely, and o
     new RegExp(`^"${third!.email}","'=HYPERLINK\\(""http://x\\.io"",""y""\\)","[^"]+Z",,$`),
   );
 
-  const removed = await signUps("remove", ` ${second!.email.toUpperCase()} `);
+  const removed = await runOwnerCommand("remove", ` ${second!.email.toUpperCase()} `);
   expect(removed).toMatchObject({ status: 0, stderr: `Removed ${second!.email}.\n` });
-  const after = await signUps("export");
+  const after = await runOwnerCommand("export");
   expect(after.stdout).not.toContain(second!.email);
   expect(after.stdout).toContain(first!.email);
   expect(after.stdout).toContain(third!.email);

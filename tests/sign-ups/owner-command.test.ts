@@ -30,10 +30,11 @@ chmodSync(root, 0o711);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /**
- * Runs the command with exactly these settings: everything else it reads is set empty (unset),
- * so that a developer's .env counts for nothing. Asynchronous: the backend answers in this process.
+ * Runs the owner's command with exactly these settings: everything else it reads is set empty
+ * (unset), so that a developer's .env counts for nothing. Asynchronous: the backend answers in
+ * this process.
  */
-function signUps(args: string[], settings: Record<string, string>): Promise<ScriptRun> {
+function runOwnerCommand(args: string[], settings: Record<string, string>): Promise<ScriptRun> {
   const env = {
     ...withoutTestEnvironment(process.env),
     PUBLIC_SUPABASE_URL: "",
@@ -42,6 +43,7 @@ function signUps(args: string[], settings: Record<string, string>): Promise<Scri
     SUPABASE_DATA_DIR: join(root, "untouched"),
     SUPABASE_DB_URL: "",
     SUPABASE_SEED_FILE: "",
+    SIGN_UPS_NOW: "",
     TZ: "UTC",
     ...settings,
   };
@@ -58,15 +60,17 @@ const throwawayAt = (backend: LocalSupabase) => ({
 });
 
 /**
- * Waits for the next UTC hour to begin if it is less than 20 s away. The tests below make
- * sign-ups, then compare their day and hour with those the command reads from its own clock a
- * few seconds later: an hour (or a day) that began in between made both right and the test
- * wrong, as in one run across midnight. So each group's sign-ups are made clear of that.
+ * The command's clock set to `now` (SIGN_UPS_NOW): its days and hours are counted from there, and
+ * a test compares them with days and hours of its own choosing, at any time of the real day.
  */
-async function clearOfTheHour(): Promise<void> {
-  const HOUR_MS = 3_600_000;
-  const untilNextHour = HOUR_MS - (Date.now() % HOUR_MS);
-  if (untilNextHour < 20_000) await new Promise((resume) => setTimeout(resume, untilNextHour + 100));
+const at = (now: Date) => ({ SIGN_UPS_NOW: now.toISOString() });
+
+/** A second after the latest sign-up: "now" for sign-ups just made through the page. */
+async function justAfterTheLatest(owner: Database): Promise<Date> {
+  const { rows } = await owner.query<{ latest: number }>(
+    "select extract(epoch from max(created_at))::float8 * 1000 as latest from public.early_access",
+  );
+  return new Date(rows[0]!.latest + 1000);
 }
 
 /** Sign-ups as the page makes them: its own code, with the publishable key, one at a time. */
@@ -125,21 +129,22 @@ describe.each([
   let backend: LocalSupabase;
   let owner: Database;
   let env: Record<string, string>;
+  let now: Date;
   beforeAll(async () => {
     let database: Database;
     ({ database, owner } = await openTestDatabase());
     backend = await startLocalSupabase({ database, port: 0, log: () => {} });
-    env = settings(backend);
-    await clearOfTheHour();
     await signUpThroughThePage(backend, PEOPLE);
+    now = await justAfterTheLatest(owner);
+    env = { ...settings(backend), ...at(now) };
   });
   afterAll(() => backend?.close());
 
   it("count says 3: today, this week, with a phone, marked; and charts them by day, as text when piped", async () => {
-    const run = await signUps(["count"], env);
+    const run = await runOwnerCommand(["count"], env);
     expect(run).toMatchObject({ status: 0, stderr: "" });
-    const today = new Date().toISOString().slice(0, 10);
-    const weekday = new Date().toLocaleDateString("en-US", { weekday: "short", timeZone: "UTC" });
+    const today = now.toISOString().slice(0, 10);
+    const weekday = now.toLocaleDateString("en-US", { weekday: "short", timeZone: "UTC" });
     expect(run.stdout).toBe(
       "3 sign-ups\n3 today (since 00:00, UTC)\n3 in the last 7 days\n" +
         "2 with a phone (for the discount)\n0 marked for review\n\n" +
@@ -150,7 +155,7 @@ describe.each([
   });
 
   it("status says the project answers, how many signed up, and when last", async () => {
-    const run = await signUps(["status"], env);
+    const run = await runOwnerCommand(["status"], env);
     expect(run).toMatchObject({ status: 0, stderr: "" });
     expect(run.stdout).toMatch(
       /^The project at http:\/\/(localhost|127\.0\.0\.1):\d+ answers \(in \d+ ms\), with this repository's tables and views\.\n3 sign-ups, the latest \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\), just now\.\n$/,
@@ -158,7 +163,7 @@ describe.each([
   });
 
   it("list shows them newest first, as a table", async () => {
-    const run = await signUps(["list"], env);
+    const run = await runOwnerCommand(["list"], env);
     expect(run.status, run.stderr).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^SIGNED UP \(UTC\) +EMAIL +PHONE$/);
@@ -170,7 +175,7 @@ describe.each([
   });
 
   it("export writes RFC 4180 CSV, oldest first, in which no cell starts a formula", async () => {
-    const run = await signUps(["export"], env);
+    const run = await runOwnerCommand(["export"], env);
     expect(run.status, run.stderr).toBe(0);
     const { rows: stored } = await owner.query<{ created_at: string }>(
       "select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US') as created_at from public.early_access order by created_at",
@@ -195,8 +200,8 @@ describe.each([
   it("export -o writes the same to a file only its owner can read", async () => {
     const file = join(root, `export-${Math.random()}.csv`);
     const [toFile, toStdout] = await Promise.all([
-      signUps(["export", "-o", file], env),
-      signUps(["export"], env),
+      runOwnerCommand(["export", "-o", file], env),
+      runOwnerCommand(["export"], env),
     ]);
     expect(toFile.status, toFile.stderr).toBe(0);
     expect(readFileSync(file, "utf8")).toBe(toStdout.stdout);
@@ -205,20 +210,20 @@ describe.each([
   });
 
   it("--limit and --since narrow the list", async () => {
-    const limited = await signUps(["list", "--limit", "1"], env);
+    const limited = await runOwnerCommand(["list", "--limit", "1"], env);
     expect(limited.stdout.trimEnd().split("\n")).toHaveLength(2);
     expect(limited.stderr).toBe("The newest 1 of 3: --limit shows more, export writes them all.\n");
-    const none = await signUps(["list", "--since", "2999-01-01"], env);
+    const none = await runOwnerCommand(["list", "--since", "2999-01-01"], env);
     expect(none).toMatchObject({ status: 0, stdout: "", stderr: "No sign-ups since 2999-01-01 00:00.\n" });
   });
 
   it("remove takes out only that address, however it is typed, and count then says 2", async () => {
-    const run = await signUps(["remove", "  BOB@example.COM "], env);
+    const run = await runOwnerCommand(["remove", "  BOB@example.COM "], env);
     expect(run).toMatchObject({ status: 0, stdout: "", stderr: "Removed bob@example.com.\n" });
     expect(await storedEmails(owner)).toEqual(["-cy@example.com", "ada@example.com"]);
-    expect((await signUps(["count"], env)).stdout).toMatch(/^2 sign-ups\n/);
+    expect((await runOwnerCommand(["count"], env)).stdout).toMatch(/^2 sign-ups\n/);
 
-    const again = await signUps(["remove", "bob@example.com"], env);
+    const again = await runOwnerCommand(["remove", "bob@example.com"], env);
     expect(again).toMatchObject({
       status: 0,
       stderr: "bob@example.com is not on the list: nothing was removed.\n",
@@ -229,22 +234,26 @@ describe.each([
 
 describe("counting by day", () => {
   let backend: LocalSupabase;
+  /** The command's "now": late in a UTC day, as a count at any hour may be. */
+  const NOW = new Date("2026-06-15T23:59:30Z");
   beforeAll(async () => {
     const { database, owner } = await openTestDatabase();
     // Faked: the sign-up times, which the database otherwise takes from its clock.
-    await clearOfTheHour();
-    await owner.exec(`
-      insert into public.early_access (email, created_at) values
-        ('now@example.com', now()),
-        ('three-days@example.com', now() - interval '3 days'),
-        ('eight-days@example.com', now() - interval '8 days'),
-        ('last-year@example.com', now() - interval '1 year')`);
+    await owner.query(
+      `insert into public.early_access (email, created_at) values
+         ('now@example.com', $1::timestamptz - interval '1 minute'),
+         ('three-days@example.com', $1::timestamptz - interval '3 days'),
+         ('eight-days@example.com', $1::timestamptz - interval '8 days'),
+         ('last-year@example.com', $1::timestamptz - interval '1 year')`,
+      [NOW.toISOString()],
+    );
     backend = await startLocalSupabase({ database, port: 0, log: () => {} });
   });
+  const env = () => ({ ...throwawayAt(backend), ...at(NOW) });
   afterAll(() => backend?.close());
 
   it("counts today from local midnight and the last 7 days with today, and charts the last 30 days", async () => {
-    const run = await signUps(["count"], throwawayAt(backend));
+    const run = await runOwnerCommand(["count"], env());
     const [summary, chart] = run.stdout.split("\n\n") as [string, string];
     expect(summary).toBe(
       "4 sign-ups\n1 today (since 00:00, UTC)\n2 in the last 7 days\n0 with a phone (for the discount)\n0 marked for review",
@@ -252,7 +261,7 @@ describe("counting by day", () => {
     const [title, ...days] = chart.trimEnd().split("\n");
     expect(title).toBe("Sign-ups per day, the last 30 days");
     const dayBefore = (days: number) =>
-      new Date(Date.now() - days * 24 * 3600 * 1000).toISOString().slice(0, 10);
+      new Date(NOW.getTime() - days * 24 * 3600 * 1000).toISOString().slice(0, 10);
     // Every day of the 30 has its line; the three with a sign-up have its 1 and a full bar.
     expect(days.map((line) => line.slice(4, 14))).toEqual(
       Array.from({ length: 30 }, (_, index) => dayBefore(29 - index)),
@@ -265,18 +274,18 @@ describe("counting by day", () => {
   });
 
   it("count --hours charts the last 48 hours, hour by hour", async () => {
-    const run = await signUps(["count", "--hours"], throwawayAt(backend));
+    const run = await runOwnerCommand(["count", "--hours"], env());
     const [title, ...hours] = run.stdout.split("\n\n")[1]!.trimEnd().split("\n");
     expect(title).toBe("Sign-ups per hour, the last 48 hours");
     expect(hours).toHaveLength(48);
-    const thisHour = new Date().toISOString().slice(0, 13).replace("T", " ");
+    const thisHour = NOW.toISOString().slice(0, 13).replace("T", " ");
     expect(hours.at(-1)).toMatch(new RegExp(`^\\w{3} ${thisHour}:00  1 █+$`));
     expect(hours.slice(0, -1).every((line) => line.endsWith("  0"))).toBe(true);
   });
 
   it("lists from --since on", async () => {
-    const since = new Date(Date.now() - 5 * 24 * 3600 * 1000).toISOString().slice(0, 10);
-    const run = await signUps(["list", "--since", since], throwawayAt(backend));
+    const since = new Date(NOW.getTime() - 5 * 24 * 3600 * 1000).toISOString().slice(0, 10);
+    const run = await runOwnerCommand(["list", "--since", since], env());
     expect(run.stdout).toContain("now@example.com");
     expect(run.stdout).toContain("three-days@example.com");
     expect(run.stdout).not.toContain("eight-days@example.com");
@@ -296,22 +305,23 @@ describe("sign-ups marked for review", () => {
     // The migrations' limits, not lifted.
     ({ database, owner } = await openTestDatabase({ seed: null }));
     backend = await startLocalSupabase({ database, port: 0, log: () => {} });
-    await clearOfTheHour();
     await signUpThroughThePage(backend, crowd);
+    now = await justAfterTheLatest(owner);
   });
   afterAll(() => backend?.close());
 
-  const env = () => throwawayAt(backend);
+  let now: Date;
+  const env = () => ({ ...throwawayAt(backend), ...at(now) });
 
   it("count says how many are marked", async () => {
-    const run = await signUps(["count"], env());
+    const run = await runOwnerCommand(["count"], env());
     expect(run.stdout).toMatch(
-      /^12 sign-ups\n12 today \(since 00:00, UTC\)\n12 in the last 7 days\n0 with a phone \(for the discount\)\n2 marked for review\n\n/,
+      /^12 sign-ups\n12 today \(since 00:00, UTC\)\n12 in the last 7 days\n0 with a phone \(for the discount\)\n2 marked for review: 2 past a pace\n\n/,
     );
   });
 
   it("export gives a marked sign-up its source and the reason in words, and leaves the others' empty", async () => {
-    const run = await signUps(["export"], env());
+    const run = await runOwnerCommand(["export"], env());
     expect(run.status, run.stderr).toBe(0);
     const rows = csvRows(run.stdout);
     expect(rows[0]).toEqual(["email", "phone", "created_at", "source", "review"]);
@@ -325,23 +335,25 @@ describe("sign-ups marked for review", () => {
     expect(twelfth!.slice(3)).toEqual([eleventh![3], "about 12 sign-ups per address per minute (pace: 10)"]);
   });
 
-  it("list --marked shows each source: its id, how many, first and last, a few addresses", async () => {
-    const run = await signUps(["list", "--marked"], env());
+  it("list --marked shows each source past a pace: its id, how many, first and last, a few addresses", async () => {
+    const run = await runOwnerCommand(["list", "--marked"], env());
     expect(run.status, run.stderr).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^SOURCE +MARKED +FIRST \(UTC\) +LAST \(UTC\) +ADDRESSES$/);
+    expect(lines[0]).toMatch(/^REASON +MARKED +FIRST \(UTC\) +LAST \(UTC\) +ADDRESSES$/);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(
-      /^[0-9a-f]{12} {2}2 +\d{4}-\d\d-\d\d \d\d:\d\d +\d{4}-\d\d-\d\d \d\d:\d\d +person11@example\.com, person12@example\.com$/,
+      /^past a pace \(source [0-9a-f]{12}\) {2}2 +\d{4}-\d\d-\d\d \d\d:\d\d +\d{4}-\d\d-\d\d \d\d:\d\d +person11@example\.com, person12@example\.com$/,
     );
     expect(run.stderr).toBe(
-      "2 marked sign-ups from 1 source, latest first. export shows each with its reason; remove --source <id> removes one source's.\n",
+      "2 marked sign-ups, latest first. export shows each with its reasons; remove --source <id> removes one " +
+        "source's, remove --reason <reason> one reason's.\n",
     );
   });
 
   it("remove --source takes out that source's marked sign-ups and nothing else", async () => {
-    const source = (await signUps(["list", "--marked"], env())).stdout.split("\n")[1]!.split(" ")[0]!;
-    const run = await signUps(["remove", "--source", source], env());
+    const listed = await runOwnerCommand(["list", "--marked"], env());
+    const source = /\(source ([0-9a-f]{12})\)/.exec(listed.stdout)![1]!;
+    const run = await runOwnerCommand(["remove", "--source", source], env());
     expect(run).toMatchObject({
       status: 0,
       stdout: "",
@@ -353,25 +365,154 @@ describe("sign-ups marked for review", () => {
         .map(({ email }) => email)
         .sort(),
     );
-    expect((await signUps(["count"], env())).stdout).toMatch(
+    expect((await runOwnerCommand(["count"], env())).stdout).toMatch(
       /^10 sign-ups\n(.*\n){3}0 marked for review\n\n/,
     );
 
-    const again = await signUps(["remove", "--source", source], env());
+    const again = await runOwnerCommand(["remove", "--source", source], env());
     expect(again.stderr).toBe(`No marked sign-ups of source ${source}: nothing was removed.\n`);
     expect(await storedEmails(owner)).toHaveLength(10);
   });
 
+  it("remove --reason pace takes out every sign-up marked past a pace, and nothing else", async () => {
+    // 11 more from the same address at once: the 11th is past its pace of 10 however much the
+    // bucket drained meanwhile; more of them are if it drained less.
+    const more = Array.from({ length: 11 }, (_, index) => ({
+      email: `later${index + 1}@example.com`,
+      phone: null,
+    }));
+    await signUpThroughThePage(backend, more);
+    const { rows } = await owner.query<{ email: string }>(
+      "select e.email from public.early_access e join public.early_access_marks m on m.sign_up_id = e.id",
+    );
+    const marked = rows.map(({ email }) => email);
+    expect(marked).toContain("later11@example.com");
+    const before = await storedEmails(owner);
+    const run = await runOwnerCommand(["remove", "--reason", "pace"], env());
+    expect(run).toMatchObject({
+      status: 0,
+      stderr: `Removed ${marked.length} ${marked.length === 1 ? "sign-up" : "sign-ups"} past a pace.\n`,
+    });
+    expect(await storedEmails(owner)).toEqual(before.filter((email) => !marked.includes(email)));
+    const again = await runOwnerCommand(["remove", "--reason", "pace"], env());
+    expect(again.stderr).toBe("No sign-ups past a pace: nothing was removed.\n");
+  });
+
   it.each([
     [["remove", "--source", "not-an-id"], /--source/],
-    [["remove", "a@example.com", "--source", "0123456789ab"], /an address, or --source <id>, but not both/],
-    [["remove"], /an address, or --source <id>, but not both/],
+    [
+      ["remove", "a@example.com", "--source", "0123456789ab"],
+      /an address, --source <id> or --reason <reason>: one/,
+    ],
+    [
+      ["remove", "--reason", "typo", "--source", "0123456789ab"],
+      /an address, --source <id> or --reason <reason>: one/,
+    ],
+    [["remove"], /an address, --source <id> or --reason <reason>: one of them/],
+    [["remove", "--reason", "spam"], /--reason.*pace, disposable, typo, same-mailbox/],
   ])("%j is refused before anything is sent", async (args, message) => {
     const before = await storedEmails(owner);
-    const run = await signUps(args, env());
+    const run = await runOwnerCommand(args, env());
     expect(run.status).toBe(1);
     expect(run.stderr.trimEnd()).toMatch(message);
     expect(await storedEmails(owner)).toEqual(before);
+  });
+});
+
+describe("addresses that look undeliverable or doubled", () => {
+  let backend: LocalSupabase;
+  let owner: Database;
+  let now: Date;
+  /** Six people at a normal pace, through the page: the middle three marked, none refused. */
+  const SIX = [
+    "ada.lovelace@gmail.com",
+    "xk3j2@mailinator.com",
+    "bob@gmial.com",
+    "a.da.love.lace+launch@gmail.com",
+    "wei@qq.com",
+    "carol@example.org",
+  ];
+  const env = () => ({ ...throwawayAt(backend), ...at(now) });
+  beforeAll(async () => {
+    let database: Database;
+    // The migrations' limits, not lifted: six sign-ups are within every pace.
+    ({ database, owner } = await openTestDatabase({ seed: null }));
+    backend = await startLocalSupabase({ database, port: 0, log: () => {} });
+    await signUpThroughThePage(
+      backend,
+      SIX.map((email) => ({ email, phone: null })),
+    );
+    now = await justAfterTheLatest(owner);
+  });
+  afterAll(() => backend?.close());
+
+  it("are all stored, and list --marked shows exactly the middle three, each with its reason", async () => {
+    expect(await storedEmails(owner)).toEqual([...SIX].sort());
+    const run = await runOwnerCommand(["list", "--marked"], env());
+    expect(run.status, run.stderr).toBe(0);
+    const [header, ...groups] = run.stdout.trimEnd().split("\n");
+    expect(header).toMatch(/^REASON +MARKED +FIRST \(UTC\) +LAST \(UTC\) +ADDRESSES$/);
+    // The latest first; the earliest Gmail address, qq.com's and example.org's are not there.
+    expect(
+      groups.map((line) => line.split(/ {2,}/).filter((_, column) => column !== 2 && column !== 3)),
+    ).toEqual([
+      ["the same mailbox as ada.lovelace@gmail.com", "1", "a.da.love.lace+launch@gmail.com"],
+      ["a likely typo of gmail.com (gmial.com)", "1", "bob@gmial.com"],
+      ["a disposable domain (mailinator.com)", "1", "xk3j2@mailinator.com"],
+    ]);
+    expect(run.stderr).toMatch(/^3 marked sign-ups, latest first\./);
+  });
+
+  it("count says 3 are marked, with each reason's total", async () => {
+    const run = await runOwnerCommand(["count"], env());
+    expect(run.stdout.split("\n").slice(0, 5)).toEqual([
+      "6 sign-ups",
+      "6 today (since 00:00, UTC)",
+      "6 in the last 7 days",
+      "0 with a phone (for the discount)",
+      "3 marked for review: 1 at a disposable domain, 1 at a likely mistyped domain, 1 to the same mailbox as an earlier one",
+    ]);
+  });
+
+  it("export gives each its reason, and --without-marked leaves them out, saying how many", async () => {
+    const all = await runOwnerCommand(["export"], env());
+    expect(csvRows(all.stdout).map(([email, , , source, review]) => [email, source, review])).toEqual([
+      ["email", "source", "review"],
+      ["ada.lovelace@gmail.com", "", ""],
+      ["xk3j2@mailinator.com", "", "a disposable domain (mailinator.com)"],
+      ["bob@gmial.com", "", "a likely typo of gmail.com (gmial.com)"],
+      ["a.da.love.lace+launch@gmail.com", "", "the same mailbox as ada.lovelace@gmail.com"],
+      ["wei@qq.com", "", ""],
+      ["carol@example.org", "", ""],
+    ]);
+    const sendable = await runOwnerCommand(["export", "--without-marked"], env());
+    expect(sendable.status, sendable.stderr).toBe(0);
+    expect(csvRows(sendable.stdout)).toEqual([
+      csvRows(all.stdout)[0],
+      ...[1, 5, 6].map((row) => csvRows(all.stdout)[row]),
+    ]);
+    expect(sendable.stderr).toBe(
+      "Exported 3 sign-ups (left out 3 marked for review: list --marked shows why).\n",
+    );
+  });
+
+  it("remove --reason takes out one reason's sign-ups and nothing else", async () => {
+    for (const [reason, gone] of [
+      ["typo", "bob@gmial.com"],
+      ["same-mailbox", "a.da.love.lace+launch@gmail.com"],
+      ["disposable", "xk3j2@mailinator.com"],
+    ] as const) {
+      const before = await storedEmails(owner);
+      const run = await runOwnerCommand(["remove", "--reason", reason], env());
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/^Removed 1 sign-up (at a|to the) /);
+      expect(await storedEmails(owner)).toEqual(before.filter((email) => email !== gone));
+    }
+    const again = await runOwnerCommand(["remove", "--reason", "disposable"], env());
+    expect(again.stderr).toBe("No sign-ups at a disposable domain: nothing was removed.\n");
+    expect((await runOwnerCommand(["count"], env())).stdout).toMatch(
+      /^3 sign-ups\n(.*\n){3}0 marked for review\n\n/,
+    );
   });
 });
 
@@ -451,7 +592,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
   const project = () => ({ PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost") });
 
   async function expectFailure(args: string[], settings: Record<string, string>, message: RegExp) {
-    const run = await signUps(args, settings);
+    const run = await runOwnerCommand(args, settings);
     expect(run.status, run.stdout).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr.trimEnd()).toMatch(message);
@@ -511,7 +652,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
     await other.exec("drop table public.early_access cascade");
     const empty = await startLocalSupabase({ database, port: 0, log: () => {} });
     try {
-      const run = await signUps(["remove", "ada@example.com"], throwawayAt(empty));
+      const run = await runOwnerCommand(["remove", "ada@example.com"], throwawayAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
         /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/\d{14}_early_access\.sql\.\n$/,
@@ -526,7 +667,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
     await other.exec("drop view public.early_access_hours, public.early_access_totals");
     const older = await startLocalSupabase({ database, port: 0, log: () => {} });
     try {
-      const run = await signUps(["count"], throwawayAt(older));
+      const run = await runOwnerCommand(["count"], throwawayAt(older));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
         /^error: The project at .+ has no view public\.early_access_totals: apply this repository's migrations \(npx supabase db push\)\.\n$/,
@@ -579,8 +720,8 @@ describe("with no backend running", () => {
   });
 
   it("opens the data folder for the length of the command: count, list, export, remove, count", async () => {
-    expect((await signUps(["count"], settings())).stdout).toMatch(/^3 sign-ups\n/);
-    const list = await signUps(["list"], settings());
+    expect((await runOwnerCommand(["count"], settings())).stdout).toMatch(/^3 sign-ups\n/);
+    const list = await runOwnerCommand(["list"], settings());
     expect(
       list.stdout
         .trimEnd()
@@ -588,15 +729,15 @@ describe("with no backend running", () => {
         .slice(1)
         .map((line) => line.split(/ {2,}/)[1]),
     ).toEqual([...STORED].reverse());
-    const exported = await signUps(["export"], settings());
+    const exported = await runOwnerCommand(["export"], settings());
     expect(csvRows(exported.stdout).map(([email]) => email)).toEqual([
       "email",
       ...STORED.map((e) => e.replace(/^-/, "'-")),
     ]);
-    expect((await signUps(["remove", "ada@example.com"], settings())).stderr).toBe(
+    expect((await runOwnerCommand(["remove", "ada@example.com"], settings())).stderr).toBe(
       "Removed ada@example.com.\n",
     );
-    expect((await signUps(["count"], settings())).stdout).toMatch(/^2 sign-ups\n/);
+    expect((await runOwnerCommand(["count"], settings())).stdout).toMatch(/^2 sign-ups\n/);
     // The folder is free again: its lock went with the command.
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   });
@@ -619,7 +760,7 @@ describe("while `npm run backend` is still starting", () => {
     try {
       // The folder is taken before the database opens, and a new one takes seconds to create.
       while (!existsSync(join(dataDir, LOCK_FILE))) await new Promise((r) => setTimeout(r, 20));
-      const run = await signUps(["count"], settings);
+      const run = await runOwnerCommand(["count"], settings);
       expect(run, run.stderr).toMatchObject({ status: 0, stdout: "No sign-ups yet: the list is empty.\n" });
     } finally {
       backend.kill("SIGINT");
@@ -639,7 +780,7 @@ describe("while another project's backend answers at the API port", () => {
     });
     const backend = await startLocalSupabase({ database: other, port: 0, log: () => {} });
     try {
-      const run = await signUps(["remove", "someone@example.com"], {
+      const run = await runOwnerCommand(["remove", "someone@example.com"], {
         SUPABASE_API_PORT: new URL(backend.url).port,
         SUPABASE_DATA_DIR: join(root, "this-project"),
       });

@@ -9,6 +9,8 @@ import { pipeline } from "node:stream/promises";
 import { isValidEmail, normalizeEmail } from "../../src/lib/sign-up-rules.ts";
 import { ConfigurationError } from "../../config/environment.ts";
 import { OwnerCommandError, signUpsClient, type SignUps } from "./client.ts";
+import { REASON_TOTALS, REASONS, type Reason } from "./marks.ts";
+import { markDomains, markedGroups, markedTotals, reviewOf } from "./review.ts";
 import { connect } from "./connection.ts";
 import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
 import { formatCount, renderChart } from "./chart.ts";
@@ -29,6 +31,21 @@ const DAY_MS = 24 * HOUR_MS;
 /** How long without a sign-up before `status` warns of Supabase's pausing (after 7 days). */
 const QUIET_WARNING_MS = 3 * DAY_MS;
 
+/** Where tests give the command its "now" (an ISO 8601 instant), so that none waits for the clock. */
+const CLOCK_VARIABLE = "SIGN_UPS_NOW";
+
+/** The instant days and hours are counted from: now, or the one the tests gave. */
+function commandNow(): Date {
+  const given = process.env[CLOCK_VARIABLE];
+  if (!given) return new Date();
+  const instant = new Date(given);
+  if (Number.isNaN(instant.getTime()))
+    throw new OwnerCommandError(
+      `${CLOCK_VARIABLE} (${given}) is not an instant such as 2026-11-27T09:30:00Z.`,
+    );
+  return instant;
+}
+
 const program = new Command("sign-ups")
   .usage("<verb> [options]   (npm run sign-ups -- <verb>)")
   .description(
@@ -46,12 +63,16 @@ program
   .option("--hours", "chart the last 48 hours, hour by hour, instead of the days")
   .action(({ hours = false }: { hours?: boolean }) =>
     withSignUps(async (signUps) => {
-      const now = new Date();
+      const now = commandNow();
       const zone = localTimeZone();
-      // Both reads at once: the hours of the longest window (a list younger than 30 days has no
+      // Every read at once: the hours of the longest window (a list younger than 30 days has no
       // hours before its first), whatever the totals say.
       const longest = chartWindow(now, zone, new Date(0));
-      const [totals, counted] = await Promise.all([signUps.totals(), signUps.hours(longest.since)]);
+      const [totals, counted, domains] = await Promise.all([
+        signUps.totals(),
+        signUps.hours(longest.since),
+        signUps.domainCounts(),
+      ]);
       if (totals.sign_ups === 0 || totals.first_at === null) {
         process.stdout.write("No sign-ups yet: the list is empty.\n");
         return;
@@ -59,13 +80,17 @@ program
       const window = chartWindow(now, zone, new Date(totals.first_at));
       const days = foldIntoDays(counted, window.days, zone);
       const recent = recentTotals(days, window.days.at(-1)!);
-      const { sign_ups, with_phone, marked } = totals;
+      const { sign_ups, with_phone } = totals;
+      const { marked, byReason } = markedTotals(totals.marked, domains, markDomains(domains));
+      const reasons = REASONS.filter((reason) => byReason[reason] > 0).map(
+        (reason) => `${formatCount(byReason[reason])} ${REASON_TOTALS[reason]}`,
+      );
       const summary = [
         `${formatCount(sign_ups)} ${sign_ups === 1 ? "sign-up" : "sign-ups"}`,
         `${formatCount(recent.today)} today (since 00:00, ${zone})`,
         `${formatCount(recent.lastWeek)} in the last 7 days`,
         `${formatCount(with_phone)} with a phone (for the discount)`,
-        `${formatCount(marked)} marked for review`,
+        `${formatCount(marked)} marked for review${reasons.length > 0 ? `: ${reasons.join(", ")}` : ""}`,
       ];
       const chart = hours
         ? {
@@ -111,7 +136,7 @@ program
       ];
       if (last_at === null) lines.push("No sign-ups yet.");
       else {
-        const quiet = Date.now() - new Date(last_at).getTime();
+        const quiet = commandNow().getTime() - new Date(last_at).getTime();
         lines.push(
           `${formatCount(sign_ups)} ${sign_ups === 1 ? "sign-up" : "sign-ups"}, the latest ` +
             `${formatLocal(new Date(last_at))} (${localTimeZone()}), ${formatAgo(quiet)}.`,
@@ -143,15 +168,20 @@ function formatAgo(ms: number): string {
 
 program
   .command("list")
-  .description("The newest sign-ups first, as a table; or, with --marked, the sources of marked sign-ups.")
+  .description(
+    "The newest sign-ups first, as a table; or, with --marked, the marked sign-ups by group, with their reasons.",
+  )
   .option("-L, --limit <n>", `show at most n sign-ups (default ${DEFAULT_LIST_LIMIT})`, positiveInteger)
   .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
-  .option("--marked", "the sign-ups marked for review, grouped by source")
+  .option(
+    "--marked",
+    "the sign-ups marked for review, with their reasons, grouped by source, domain or mailbox",
+  )
   .action(
     ({ limit = DEFAULT_LIST_LIMIT, since, marked }: { limit?: number; since?: Date; marked?: boolean }) =>
       withSignUps(async (signUps) => {
         if (marked) {
-          await listSources(signUps);
+          await listMarked(signUps);
           return;
         }
         const pages = signUps.pages({ since, newestFirst: true, limit });
@@ -176,15 +206,25 @@ program
       }),
   );
 
-/** `list --marked`: one line per source, the latest first, with a few of its addresses. */
-async function listSources(signUps: SignUps): Promise<void> {
-  const sources = await signUps.sources();
-  if (sources.length === 0) {
+/**
+ * `list --marked`: one line per group to act on, the latest first: a source past a pace, a
+ * disposable or mistyped domain, a mailbox reached again; how many, when, a few addresses.
+ */
+async function listMarked(signUps: SignUps): Promise<void> {
+  const [sources, counts, domains, mailboxes] = await Promise.all([
+    signUps.sources(),
+    signUps.domainCounts(),
+    signUps.domains(),
+    signUps.mailboxes(),
+  ]);
+  const marks = markDomains(counts);
+  const groups = markedGroups(sources, domains, mailboxes, marks);
+  if (groups.length === 0) {
     process.stderr.write("No sign-ups are marked for review.\n");
     return;
   }
-  const rows = sources.map(({ source, sign_ups, first_at, last_at, some_emails }) => [
-    source,
+  const rows = groups.map(({ reason, sign_ups, first_at, last_at, some_emails }) => [
+    reason,
     String(sign_ups),
     formatLocal(new Date(first_at)),
     formatLocal(new Date(last_at)),
@@ -192,13 +232,13 @@ async function listSources(signUps: SignUps): Promise<void> {
   ]);
   const zone = localTimeZone();
   process.stdout.write(
-    `${formatTable(["SOURCE", "MARKED", `FIRST (${zone})`, `LAST (${zone})`, "ADDRESSES"], rows)}\n`,
+    `${formatTable(["REASON", "MARKED", `FIRST (${zone})`, `LAST (${zone})`, "ADDRESSES"], rows)}\n`,
   );
-  const marked = sources.reduce((sum, { sign_ups }) => sum + sign_ups, 0);
+  const pastPace = sources.reduce((sum, { sign_ups }) => sum + sign_ups, 0);
+  const { marked } = markedTotals(pastPace, counts, marks);
   process.stderr.write(
-    `${marked} marked ${marked === 1 ? "sign-up" : "sign-ups"} from ${sources.length} ` +
-      `${sources.length === 1 ? "source" : "sources"}, latest first. ` +
-      "export shows each with its reason; remove --source <id> removes one source's.\n",
+    `${formatCount(marked)} marked ${marked === 1 ? "sign-up" : "sign-ups"}, latest first. export shows each with its ` +
+      "reasons; remove --source <id> removes one source's, remove --reason <reason> one reason's.\n",
   );
 }
 
@@ -211,37 +251,91 @@ program
   .option("-o, --output <file>", "write to this file instead of stdout (replaced only once complete)")
   .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
   .option("--bom", "start with a byte-order mark, so that Excel reads the file as UTF-8")
-  .action(({ output, since, bom = false }: { output?: string; since?: Date; bom?: boolean }) =>
-    withSignUps(async (signUps) => {
-      const pages = signUps.pages({ since, newestFirst: false });
-      async function* records(): AsyncGenerator<CsvRecord> {
-        for await (const page of pages) {
-          for (const { email, phone, created_at, source, review } of page)
-            yield { email, phone, created_at: toUtcIso(created_at), source, review };
+  .option("--without-marked", "leave out the sign-ups marked for review: a list to send the launch notice to")
+  .action(
+    ({
+      output,
+      since,
+      bom = false,
+      withoutMarked = false,
+    }: {
+      output?: string;
+      since?: Date;
+      bom?: boolean;
+      withoutMarked?: boolean;
+    }) =>
+      withSignUps(async (signUps) => {
+        const { marks, repeats } = await readMarks(signUps);
+        const pages = signUps.pages({ since, newestFirst: false });
+        let leftOut = 0;
+        async function* records(): AsyncGenerator<CsvRecord> {
+          for await (const page of pages) {
+            for (const row of page) {
+              const review = reviewOf(row, marks, repeats);
+              if (review !== null && withoutMarked) {
+                leftOut++;
+                continue;
+              }
+              const { email, phone, created_at, source } = row;
+              yield { email, phone, created_at: toUtcIso(created_at), source, review };
+            }
+          }
         }
-      }
-      const exported = () => `${pages.total() ?? 0} sign-ups`;
-      if (output === undefined || output === "-") {
-        await pipeline(Readable.from(records()), csvWriter({ bom }), process.stdout, { end: false });
-        process.stderr.write(`Exported ${exported()}.\n`);
-        return;
-      }
-      await writeAtomically(output, (file) => pipeline(Readable.from(records()), csvWriter({ bom }), file));
-      process.stderr.write(`Exported ${exported()} to ${output}.\n`);
-    }),
+        const exported = () => {
+          const count = (pages.total() ?? 0) - leftOut;
+          return (
+            `${count} ${count === 1 ? "sign-up" : "sign-ups"}` +
+            (withoutMarked ? ` (left out ${leftOut} marked for review: list --marked shows why)` : "")
+          );
+        };
+        if (output === undefined || output === "-") {
+          await pipeline(Readable.from(records()), csvWriter({ bom }), process.stdout, { end: false });
+          process.stderr.write(`Exported ${exported()}.\n`);
+          return;
+        }
+        await writeAtomically(output, (file) => pipeline(Readable.from(records()), csvWriter({ bom }), file));
+        process.stderr.write(`Exported ${exported()} to ${output}.\n`);
+      }),
   );
+
+/**
+ * The marks the command adds: each marked domain's, and the earliest address of each later
+ * sign-up to a mailbox, by its id.
+ */
+async function readMarks(signUps: SignUps) {
+  const [domains, repeats] = await Promise.all([signUps.domainCounts(), signUps.repeats()]);
+  return {
+    marks: markDomains(domains),
+    repeats: new Map(repeats.map(({ id, repeats: earliest }) => [id, earliest])),
+  };
+}
 
 program
   .command("remove")
   .description(
     "Remove one address from the list, however it was typed (spaces, capitals), as a removal request " +
-      "asks; or, with --source, the marked sign-ups of one source.",
+      "asks; or, with --source, the marked sign-ups of one source; or, with --reason, those marked for one reason.",
   )
   .argument("[email]", "the address to remove")
   .option("--source <id>", "remove this source's marked sign-ups (list --marked shows the ids)", sourceId)
-  .action((email: string | undefined, { source }: { source?: string }) => {
-    if ((email === undefined) === (source === undefined)) {
-      program.error("error: remove takes an address, or --source <id>, but not both.");
+  .option(
+    "--reason <reason>",
+    `remove the sign-ups marked for this reason: ${REASONS.map((reason) => `${reason} (${REASON_TOTALS[reason]})`).join(", ")}`,
+    reasonName,
+  )
+  .action((email: string | undefined, { source, reason }: { source?: string; reason?: Reason }) => {
+    if ([email, source, reason].filter((given) => given !== undefined).length !== 1) {
+      program.error("error: remove takes an address, --source <id> or --reason <reason>: one of them.");
+    }
+    if (reason !== undefined) {
+      return withSignUps(async (signUps) => {
+        const removed = await removeForReason(signUps, reason);
+        process.stderr.write(
+          removed > 0
+            ? `Removed ${removed} ${removed === 1 ? "sign-up" : "sign-ups"} ${REASON_TOTALS[reason]}.\n`
+            : `No sign-ups ${REASON_TOTALS[reason]}: nothing was removed.\n`,
+        );
+      });
     }
     if (source !== undefined) {
       return withSignUps(async (signUps) => {
@@ -262,6 +356,15 @@ program
       );
     });
   });
+
+/** Deletes the sign-ups marked for `reason`, as the marks read now; how many. */
+async function removeForReason(signUps: SignUps, reason: Reason): Promise<number> {
+  if (reason === "pace") return signUps.removePastPace();
+  const { marks, repeats } = await readMarks(signUps);
+  if (reason === "same-mailbox") return signUps.removeIds([...repeats.keys()]);
+  const domains = [...marks].filter(([, mark]) => mark.reason === reason).map(([domain]) => domain);
+  return signUps.removeAtDomains(domains);
+}
 
 /**
  * Runs `work` against the configured sign-ups, and turns any failure into one line on stderr
@@ -313,6 +416,12 @@ function sourceId(value: string): string {
   if (!/^[0-9a-f]{12}$/.test(value))
     throw new InvalidArgumentError("It takes a source's id as list --marked shows it, such as 3f9c2a71b0d4.");
   return value;
+}
+
+function reasonName(value: string): Reason {
+  if (!(REASONS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`It takes one of ${REASONS.join(", ")}.`);
+  return value as Reason;
 }
 
 function since(value: string): Date {

@@ -18,6 +18,18 @@ const TOTALS = "early_access_totals";
 /** Sign-ups per UTC hour and per quarter of it. */
 const HOURS = "early_access_hours";
 
+/** Every email domain's counts, in one row. */
+const DOMAIN_COUNTS = "early_access_domain_counts";
+
+/** Every email domain's first and latest sign-up and two addresses, in one row. */
+const DOMAINS = "early_access_domains";
+
+/** Later sign-ups to the same mailbox as an earlier one. */
+const REPEATS = "early_access_repeats";
+
+/** The same, grouped by mailbox. */
+const MAILBOXES = "early_access_mailboxes";
+
 /**
  * Rows asked for at once: Supabase's default "Max rows". A project set lower answers with
  * fewer, which the paging below takes in its stride.
@@ -25,6 +37,7 @@ const HOURS = "early_access_hours";
 const PAGE_SIZE = 1000;
 
 export interface SignUpRow {
+  id: string;
   email: string;
   phone: string | null;
   /** As PostgREST writes it: `2026-11-22T01:31:17.336+00:00`. */
@@ -45,12 +58,54 @@ export interface SourceRow {
   some_emails: string[];
 }
 
+/** How many signed up at one email domain. */
+export interface DomainCount {
+  domain: string;
+  sign_ups: number;
+  /** Of them, marked past a pace. */
+  past_pace: number;
+  /** Of them, later sign-ups to a mailbox reached before (at a provider that ignores dots or tags). */
+  repeats: number;
+  /** Of those, marked past a pace. */
+  repeats_past_pace: number;
+}
+
+/** The sign-ups at one email domain. */
+export interface DomainRow {
+  domain: string;
+  sign_ups: number;
+  first_at: string;
+  last_at: string;
+  /** Two of its addresses: the first and the last in alphabetical order (one if it has one). */
+  some_emails: string[];
+}
+
+/** A sign-up that reaches the same mailbox as an earlier one. */
+export interface RepeatRow {
+  id: string;
+  email: string;
+  created_at: string;
+  /** The earliest sign-up's address to that mailbox. */
+  repeats: string;
+}
+
+/** The later sign-ups to one mailbox. */
+export interface MailboxRow {
+  /** The earliest sign-up's address to it. */
+  repeats: string;
+  sign_ups: number;
+  first_at: string;
+  last_at: string;
+  /** The addresses of its first few later sign-ups. */
+  some_emails: string[];
+}
+
 /** The whole list in one row, counted by the database. */
 export interface Totals {
   sign_ups: number;
   /** Those the discount is for. */
   with_phone: number;
-  /** Those marked for review. */
+  /** Those marked past a pace (the marks the database writes as they sign up). */
   marked: number;
   /** The first and the latest sign-up; null for an empty list. */
   first_at: string | null;
@@ -87,10 +142,39 @@ export interface SignUps {
     total: () => number | null;
     [Symbol.asyncIterator](): AsyncIterator<SignUpRow[]>;
   };
+  /** Every email domain's counts, in one read. */
+  domainCounts(): Promise<DomainCount[]>;
+  /** Every email domain with its first and latest sign-up and two addresses, in one read. */
+  domains(): Promise<DomainRow[]>;
+  /** Every later sign-up to the same mailbox as an earlier one, oldest first. */
+  repeats(): Promise<RepeatRow[]>;
+  /** The same, one row per mailbox, the latest first. */
+  mailboxes(): Promise<MailboxRow[]>;
   /** Deletes the row of this (normalised) address; whether there was one. */
   remove(email: string): Promise<boolean>;
   /** Deletes the marked sign-ups of this source; how many. */
   removeSource(source: string): Promise<number>;
+  /** Deletes every sign-up marked past a pace; how many. */
+  removePastPace(): Promise<number>;
+  /** Deletes every sign-up at these domains; how many. */
+  removeAtDomains(domains: string[]): Promise<number>;
+  /** Deletes these sign-ups, by id; how many. */
+  removeIds(ids: string[]): Promise<number>;
+}
+
+/**
+ * How many requests that each name one domain or one sign-up (PostgREST's `eq`) are in flight at
+ * once: a few at a time keep hundreds of them short without flooding the project.
+ */
+const REQUESTS_AT_ONCE = 8;
+
+/** Runs `work` for every item, `REQUESTS_AT_ONCE` at a time. */
+async function eachAtOnce<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: REQUESTS_AT_ONCE }, worker));
 }
 
 export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
@@ -99,7 +183,7 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
     return answer.data;
   };
 
-  return {
+  const signUps: SignUps = {
     async totals() {
       const answer = await client.from(TOTALS).select("sign_ups, with_phone, marked, first_at, last_at");
       return (check(answer) as Totals[])[0]!;
@@ -117,19 +201,63 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
       return check(answer) as HourCount[];
     },
 
-    async sources() {
-      const sources: SourceRow[] = [];
-      for (let offset = 0; ; offset += PAGE_SIZE) {
-        const answer = await client
+    sources() {
+      return everyPage<SourceRow>((from, to) =>
+        client
           .from(SOURCES)
           .select("source, sign_ups, first_at, last_at, some_emails")
           .order("last_at", { ascending: false })
           .order("source")
-          .range(offset, offset + PAGE_SIZE - 1);
-        const page = check(answer) as SourceRow[];
-        sources.push(...page);
-        if (page.length < PAGE_SIZE) return sources;
-      }
+          .range(from, to),
+      );
+    },
+
+    async domainCounts() {
+      const answer = await client.from(DOMAIN_COUNTS).select("counts");
+      const [{ counts }] = check(answer) as [{ counts: Record<string, [number, number, number, number]> }];
+      return Object.entries(counts).map(([domain, [sign_ups, past_pace, repeats, repeats_past_pace]]) => ({
+        domain,
+        sign_ups,
+        past_pace,
+        repeats,
+        repeats_past_pace,
+      }));
+    },
+
+    async domains() {
+      const answer = await client.from(DOMAINS).select("domains");
+      const [{ domains }] = check(answer) as [
+        { domains: Record<string, [number, string, string, string, string]> },
+      ];
+      return Object.entries(domains).map(([domain, [sign_ups, first_at, last_at, an, another]]) => ({
+        domain,
+        sign_ups,
+        first_at,
+        last_at,
+        some_emails: an === another ? [an] : [an, another],
+      }));
+    },
+
+    repeats() {
+      return everyPage<RepeatRow>((from, to) =>
+        client
+          .from(REPEATS)
+          .select("id, email, created_at, repeats")
+          .order("created_at")
+          .order("id")
+          .range(from, to),
+      );
+    },
+
+    mailboxes() {
+      return everyPage<MailboxRow>((from, to) =>
+        client
+          .from(MAILBOXES)
+          .select("repeats, sign_ups, first_at, last_at, some_emails")
+          .order("last_at", { ascending: false })
+          .order("repeats")
+          .range(from, to),
+      );
     },
 
     pages({ since = null, newestFirst, limit = Infinity }) {
@@ -142,7 +270,9 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
           // arrive meanwhile sort after the oldest-first export's pages, and past its first count.
           let query = client
             .from(WITH_MARKS)
-            .select("email, phone, created_at, source, review", { count: offset === 0 ? "exact" : undefined })
+            .select("id, email, phone, created_at, source, review", {
+              count: offset === 0 ? "exact" : undefined,
+            })
             .order("created_at", { ascending: !newestFirst })
             .order("id", { ascending: !newestFirst });
           if (since) query = query.gte("created_at", since.toISOString());
@@ -168,7 +298,53 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
       const answer = await client.from(WITH_MARKS).delete().eq("source", source).select("email");
       return (check(answer) as unknown[]).length;
     },
+
+    async removePastPace() {
+      const sources = await signUps.sources();
+      return deleteEach(sources, ({ source }) =>
+        client.from(WITH_MARKS).delete().eq("source", source).select("email"),
+      );
+    },
+
+    removeAtDomains(domains) {
+      return deleteEach(domains, (domain) =>
+        client.from(WITH_MARKS).delete().eq("domain", domain).select("email"),
+      );
+    },
+
+    removeIds(ids) {
+      return deleteEach(ids, (id) => client.from(TABLE).delete().eq("id", id).select("email"));
+    },
   };
+  return signUps;
+
+  /** Runs one deletion per item, a few at a time; how many rows they deleted. */
+  async function deleteEach<T>(
+    items: T[],
+    remove: (item: T) => PromiseLike<{ data: unknown; error: PostgrestError | null; status: number }>,
+  ): Promise<number> {
+    let removed = 0;
+    await eachAtOnce(items, async (item) => {
+      const rows = check(await remove(item)) as unknown[];
+      removed += rows.length;
+    });
+    return removed;
+  }
+
+  /** Every row of a read, a page at a time in its total order. */
+  async function everyPage<T>(
+    read: (
+      from: number,
+      to: number,
+    ) => PromiseLike<{ data: unknown; error: PostgrestError | null; status: number }>,
+  ): Promise<T[]> {
+    const rows: T[] = [];
+    for (let offset = 0; ; offset += PAGE_SIZE) {
+      const page = check(await read(offset, offset + PAGE_SIZE - 1)) as T[];
+      rows.push(...page);
+      if (page.length < PAGE_SIZE) return rows;
+    }
+  }
 }
 
 /** Supabase's status for a request to a paused project (its "HTTP Status Codes" guide). */
