@@ -32,7 +32,7 @@ test("a sign-up shows loading, then the success panel, and is stored normalised"
 
   // Hold the request until the loading state has been checked, then let it through untouched.
   const release = Promise.withResolvers<void>();
-  let clientInfo: string | undefined;
+  let clientInfo: string | null = null;
   await page.route(REST, async (route) => {
     if (route.request().method() === "POST") {
       clientInfo = await route.request().headerValue("x-client-info");
