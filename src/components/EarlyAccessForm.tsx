@@ -11,7 +11,12 @@ import {
   type SubmitEvent,
 } from "react";
 import { formReducer, initialFormState, successAnnouncement, type FormError } from "../lib/form-states";
-import { sendBeforeHydration, shownBeforeHydration, takeOver } from "../lib/sign-up-before-hydration";
+import {
+  onIntent,
+  sendBeforeHydration,
+  shownBeforeHydration,
+  takeOver,
+} from "../lib/sign-up-before-hydration";
 import { readSignUp } from "../lib/sign-up-fields";
 import { register, type Outcome } from "../lib/sign-up-request";
 import { getSupabase } from "../lib/supabase";
@@ -29,10 +34,13 @@ function send(form: HTMLFormElement): Promise<Outcome> | null {
  * Called by client:form as soon as this module has arrived, long before React has hydrated the
  * island: from here on, a held submit is sent at once (src/lib/sign-up-before-hydration.ts).
  * The Supabase client's module is already on its way by then if the visitor has turned to the
- * form: client:form preloads it at their first sign of intent.
+ * form: client:form preloads it at their first sign of intent. From then on, the client is made
+ * as soon as it is here, while the visitor types, so that supabase-js has started before the
+ * first sign-up needs it.
  */
 export function beforeHydration(island: HTMLElement): void {
   sendBeforeHydration(island, send);
+  onIntent(island, () => void getSupabase());
 }
 
 interface Toast {

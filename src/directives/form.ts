@@ -36,6 +36,17 @@ interface IslandModule {
   beforeHydration?: (island: HTMLElement) => void;
 }
 
+/**
+ * The modules to preload: none under `npm run dev`, where the build has not written their
+ * addresses in, and none in a browser without modulepreload (Safari before 17, Firefox before
+ * 115), which neither fetches such a link nor ever says it is done, so that React would wait for
+ * it forever. There, the modules load when they are imported.
+ */
+function modulesToPreload(intent: FormIntent | undefined): string[] {
+  if (!document.createElement("link").relList.supports("modulepreload")) return [];
+  return intent?.modules.split(" ").filter((module) => module.startsWith("/")) ?? [];
+}
+
 const formDirective: ClientDirective = (load, { value }, island) => {
   holdSubmits(island);
   // Until the island's module is here, client:painted islands wait (whenSignUpServed).
@@ -77,8 +88,7 @@ const formDirective: ClientDirective = (load, { value }, island) => {
         }),
       );
     }
-    // Addresses only: under `npm run dev` the build has not written them in.
-    for (const href of intent?.modules.split(" ").filter((module) => module.startsWith("/")) ?? []) {
+    for (const href of modulesToPreload(intent)) {
       const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href });
       link.onload = link.onerror = fetchingForSignUp(island);
       document.head.append(link);

@@ -38,7 +38,7 @@
 //
 // The visitor's first sign of intent, their first move toward the form (onIntent), is noted on
 // the island too, as `data-intent`, for code that arrives after it: client:form starts loading
-// on it, and the island's module fetches supabase-js.
+// on it, and the island's module makes the Supabase client (supabase-js) on it.
 import { successAnnouncement } from "./form-states";
 import type { Outcome } from "./sign-up-request";
 

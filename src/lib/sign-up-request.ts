@@ -1,7 +1,7 @@
 // The sign-up's one request: insert it into `early_access` and read the row back, within a time
 // limit so that the form never stays in its loading state, and what Supabase's answer means for
 // the visitor.
-import type { PostgrestClient } from "@supabase/postgrest-js";
+import type { SupabaseClient } from "@supabase/supabase-js";
 import type { SignUp } from "./sign-up-rules";
 
 export type Outcome = "registered" | "duplicate" | "failed";
@@ -20,7 +20,7 @@ export function outcomeOf(answer: { error: { code?: string; message: string } | 
   return answer.error.code === UNIQUE_VIOLATION ? "duplicate" : "failed";
 }
 
-export async function register(loadClient: () => Promise<PostgrestClient>, signUp: SignUp): Promise<Outcome> {
+export async function register(loadClient: () => Promise<SupabaseClient>, signUp: SignUp): Promise<Outcome> {
   // A timer (not AbortSignal.timeout) so that a faked clock in tests can trigger it.
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);

@@ -3,7 +3,7 @@
 import { act, cleanup, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import EarlyAccessForm, { type EarlyAccessCopy } from "../../src/components/EarlyAccessForm";
+import EarlyAccessForm, { beforeHydration, type EarlyAccessCopy } from "../../src/components/EarlyAccessForm";
 
 interface Answer {
   error: { code?: string; message: string } | null;
@@ -21,7 +21,10 @@ const fakeClient = {
   }),
 };
 
-vi.mock("../../src/lib/supabase", () => ({ getSupabase: async () => fakeClient }));
+// Hoisted with vi.mock, which runs before this module's own lines.
+const { getSupabase } = vi.hoisted(() => ({ getSupabase: vi.fn() }));
+vi.mock("../../src/lib/supabase", () => ({ getSupabase }));
+getSupabase.mockImplementation(async () => fakeClient);
 
 // jsdom lays nothing out and has no matchMedia, which the toaster asks where to stand: a narrow
 // screen, always. Where toasts land is the browser tests' business (tests/site/browser/toasts.spec.ts).
@@ -152,5 +155,22 @@ describe("states", () => {
     await user.keyboard("{Enter}");
     await user.click(button());
     expect(inserted).toHaveLength(1);
+  });
+});
+
+describe("before React hydrates the island", () => {
+  it("makes the Supabase client at the visitor's first move toward the form, not before", () => {
+    const island = document.createElement("astro-island");
+    island.innerHTML = '<form><input name="email" type="email"></form>';
+    document.body.append(island);
+    try {
+      getSupabase.mockClear();
+      beforeHydration(island);
+      expect(getSupabase).not.toHaveBeenCalled();
+      island.querySelector("input")!.dispatchEvent(new FocusEvent("focusin", { bubbles: true }));
+      expect(getSupabase).toHaveBeenCalledTimes(1);
+    } finally {
+      island.remove();
+    }
   });
 });

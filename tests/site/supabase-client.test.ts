@@ -1,11 +1,13 @@
-// The sign-up's client (src/lib/supabase-client.ts) against supabase-js itself: the same sign-up
-// through each, to one recording HTTP server, must be the same request on the wire (method, path,
-// every header in order, body) and come back as the same answer. In a simulated DOM, so that
-// supabase-js, too, takes itself for a browser.
-import { createClient as createSupabaseJs, type SupabaseClient } from "@supabase/supabase-js";
+// The page's Supabase client (src/lib/supabase-client.ts) is supabase-js's own, set up as the page
+// needs it: a sign-up is supabase-js's request, as a browser sends it, whatever the page's address
+// holds; and a session, were one ever made, is kept in local storage and refreshed unasked. In a
+// simulated DOM, so that supabase-js takes itself for a browser, against one HTTP server of the
+// test's own that records every request and answers as PostgREST and Supabase Auth would.
+import { version } from "@supabase/supabase-js/package.json";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { register, type Outcome } from "../../src/lib/sign-up-request";
 import { createClient } from "../../src/lib/supabase-client";
 
 const KEY = "sb_publishable_test-key";
@@ -13,92 +15,145 @@ const KEY = "sb_publishable_test-key";
 interface Recorded {
   method?: string;
   url?: string;
-  headers: string[];
+  headers: IncomingMessage["headers"];
   body: string;
 }
 
 const recorded: Recorded[] = [];
-/** What the server answers next: PostgREST's answers to a sign-up. */
-let reply: { status: number; body: string } = { status: 201, body: "[]" };
+/** What the server answers a sign-up with next: one of PostgREST's answers. */
+let signUpReply = { status: 201, body: "[]" };
+/** What the server answers a token refresh with: Supabase Auth's new session. */
+const refreshed = {
+  access_token: "access-token-2",
+  refresh_token: "refresh-token-2",
+  token_type: "bearer",
+  expires_in: 3600,
+  user: { id: "00000000-0000-4000-8000-000000000001", aud: "authenticated", role: "authenticated" },
+};
 
 const server = createServer((request: IncomingMessage, response: ServerResponse) => {
   let body = "";
   request.on("data", (chunk: Buffer) => (body += chunk.toString()));
   request.on("end", () => {
-    // Where the request came from differs by nature (the port), nothing else may.
-    const headers = request.rawHeaders.filter((_, i, all) => !/^host$/i.test(all[i - (i % 2)]!));
-    recorded.push({ method: request.method, url: request.url, headers, body });
+    recorded.push({ method: request.method, url: request.url, headers: request.headers, body });
+    const reply = request.url?.startsWith("/rest/v1/")
+      ? signUpReply
+      : request.url === "/auth/v1/token?grant_type=refresh_token"
+        ? { status: 200, body: JSON.stringify(refreshed) }
+        : { status: 404, body: "{}" };
     response.writeHead(reply.status, { "content-type": "application/json; charset=utf-8" });
     response.end(reply.body);
   });
 });
 
-let url = "";
+let port = 0;
 beforeAll(async () => {
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  port = (server.address() as AddressInfo).port;
 });
 afterAll(() => new Promise<void>((closed) => server.close(() => closed())));
 
-/** supabase-js, as the site used to create it, once per project (it warns about a second one). */
-const supabaseJs = new Map<string, SupabaseClient>();
-const theirClient = (projectUrl: string) => {
-  if (!supabaseJs.has(projectUrl))
-    supabaseJs.set(
-      projectUrl,
-      createSupabaseJs(projectUrl, KEY, { auth: { persistSession: true, autoRefreshToken: true } }),
-    );
-  return supabaseJs.get(projectUrl)!;
-};
+describe("a sign-up through the page's client", () => {
+  // A link to the page that carries a session, as Supabase Auth's sign-in redirects do.
+  const linkedSession = "#access_token=someone-else&refresh_token=theirs&expires_in=3600&token_type=bearer";
+  let client: ReturnType<typeof createClient>;
+  beforeAll(() => {
+    window.location.hash = linkedSession;
+    client = createClient(`http://127.0.0.1:${port}`, KEY);
+  });
+  afterAll(async () => {
+    await client.auth.stopAutoRefresh();
+    window.location.hash = "";
+  });
 
-/** The sign-up the page sends (src/lib/sign-up-request.ts), through supabase-js and through ours. */
-async function bothWays(projectUrl: string, row: { email: string; phone: string | null }) {
-  recorded.length = 0;
-  const signal = new AbortController().signal;
-  const theirs = await theirClient(projectUrl).from("early_access").insert(row).select().abortSignal(signal);
-  const ours = await createClient(projectUrl, KEY)
-    .from("early_access")
-    .insert(row)
-    .select()
-    .abortSignal(signal);
-  expect(recorded).toHaveLength(2);
-  return { requests: recorded.slice(), theirs, ours };
-}
-
-describe("a sign-up through the site's client and through supabase-js", () => {
-  const answers = [
+  it.each<{ answer: string; reply: { status: number; body: string }; outcome: Outcome }>([
     {
-      status: 201,
-      body: '[{"id":1,"email":"ada@example.com","phone":null,"created_at":"2026-11-25T10:00:00+00:00"}]',
+      answer: "the row",
+      reply: {
+        status: 201,
+        body: '[{"id":1,"email":"ada@example.com","phone":null,"created_at":"2026-11-25T10:00:00+00:00"}]',
+      },
+      outcome: "registered",
     },
     {
-      status: 409,
-      body: '{"code":"23505","details":null,"hint":null,"message":"duplicate key value violates unique constraint \\"early_access_email_key\\""}',
+      answer: "a duplicate",
+      reply: {
+        status: 409,
+        body: '{"code":"23505","details":null,"hint":null,"message":"duplicate key value violates unique constraint \\"early_access_email_key\\""}',
+      },
+      outcome: "duplicate",
     },
-    { status: 429, body: '{"code":"PT429","details":null,"hint":null,"message":"Too many sign-ups"}' },
-    { status: 502, body: "<html>Bad gateway</html>" },
-  ];
+    {
+      answer: "the per-address limit",
+      reply: {
+        status: 429,
+        body: '{"code":"PT429","details":null,"hint":null,"message":"Too many sign-ups"}',
+      },
+      outcome: "failed",
+    },
+    {
+      answer: "a gateway's HTML page",
+      reply: { status: 502, body: "<html>Bad gateway</html>" },
+      outcome: "failed",
+    },
+  ])(
+    "is supabase-js's request, as a browser sends it; $answer in answer is $outcome",
+    async ({ reply, outcome }) => {
+      signUpReply = reply;
+      recorded.length = 0;
+      expect(await register(async () => client, { email: "ada@example.com", phone: null })).toBe(outcome);
 
-  it.each(answers)(
-    "is the same request, and the same answer, when PostgREST answers $status",
-    async (answer) => {
-      reply = answer;
-      const { requests, theirs, ours } = await bothWays(url, { email: "ada@example.com", phone: null });
-      expect(requests[1]).toEqual(requests[0]);
-      expect(requests[0]).toMatchObject({ method: "POST", url: "/rest/v1/early_access?select=*" });
-      // supabase-js took itself for a browser, so this is the browser's request.
-      const clientInfo = requests[0]!.headers.findIndex((name) => /^x-client-info$/i.test(name));
-      expect(requests[0]!.headers[clientInfo + 1]).toMatch(/^supabase-js\/[\d.]+; platform=browser$/);
-      expect(ours).toEqual(theirs);
+      // One request: the token in the page's address was neither checked nor used.
+      expect(recorded).toHaveLength(1);
+      const [request] = recorded;
+      expect(request).toMatchObject({ method: "POST", url: "/rest/v1/early_access?select=*" });
+      expect(JSON.parse(request!.body)).toEqual({ email: "ada@example.com", phone: null });
+      expect(request!.headers).toMatchObject({
+        // supabase-js names itself, by the version installed, and took itself for a browser.
+        "x-client-info": `supabase-js/${version}; platform=browser`,
+        apikey: KEY,
+        // No session: the key is the token, and the request runs as `anon`.
+        authorization: `Bearer ${KEY}`,
+        "content-type": "application/json",
+        "content-profile": "public",
+        prefer: "return=representation",
+      });
     },
   );
+});
 
-  it("is the same request for a project under a path, with or without its trailing slash", async () => {
-    reply = answers[0]!;
-    for (const projectUrl of [`${url}/project`, `${url}/project/`]) {
-      const { requests } = await bothWays(projectUrl, { email: "ada@example.com", phone: "+1 555 0100" });
-      expect(requests[1]).toEqual(requests[0]);
-      expect(requests[0]!.url).toBe("/project/rest/v1/early_access?select=*");
+describe("a session of the page's client", () => {
+  // Where supabase-js keeps a project's session: by the first label of its host name.
+  const STORAGE_KEY = "sb-localhost-auth-token";
+  const stored = () => JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "null") as { access_token?: string };
+
+  it("is read from local storage, refreshed unasked before it expires, and stored again", async () => {
+    recorded.length = 0;
+    // A session as supabase-js stores it, 100 s from its expiry: past the margin within which
+    // supabase-js refreshes at start-up, within the one of its refresh timer.
+    localStorage.setItem(
+      STORAGE_KEY,
+      JSON.stringify({
+        access_token: "access-token-1",
+        refresh_token: "refresh-token-1",
+        token_type: "bearer",
+        expires_in: 3600,
+        expires_at: Math.floor(Date.now() / 1000) + 100,
+        user: refreshed.user,
+      }),
+    );
+    const client = createClient(`http://localhost:${port}`, KEY);
+    try {
+      await vi.waitFor(() => expect(stored().access_token).toBe("access-token-2"));
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]).toMatchObject({
+        method: "POST",
+        url: "/auth/v1/token?grant_type=refresh_token",
+        body: JSON.stringify({ refresh_token: "refresh-token-1" }),
+      });
+    } finally {
+      await client.auth.stopAutoRefresh();
+      localStorage.removeItem(STORAGE_KEY);
     }
   });
 });

@@ -226,6 +226,33 @@ test("turning to the form fetches supabase-js and React's modules beside the isl
   await expect(page.locator("astro-island[ssr]")).toHaveCount(0);
 });
 
+test("in a browser without modulepreload, turning to the form still lets every island hydrate", async ({
+  page,
+}) => {
+  // Safari before 17 and Firefox before 115 know no rel=modulepreload: they neither fetch such a
+  // link nor fire its load or error event. Chromium is made to act so: it is told it lacks it,
+  // and a link given that rel gets one it does not know.
+  await page.addInitScript(() => {
+    const supports = DOMTokenList.prototype.supports;
+    DOMTokenList.prototype.supports = function (token) {
+      return token !== "modulepreload" && supports.call(this, token);
+    };
+    const rel = Object.getOwnPropertyDescriptor(HTMLLinkElement.prototype, "rel")!;
+    Object.defineProperty(HTMLLinkElement.prototype, "rel", {
+      ...rel,
+      set(value: string) {
+        rel.set!.call(this, value === "modulepreload" ? "unknown-to-this-browser" : value);
+      },
+    });
+  });
+  // The island held back, so that the visitor turns to the form before it can hydrate.
+  const island = await holdBackScript(page);
+  await page.goto("/");
+  await signUpForm(page).email.focus();
+  island.release();
+  await expect(page.locator("astro-island[ssr]")).toHaveCount(0);
+});
+
 test("what is typed before the form hydrates is what is sent after it", async ({ page }, testInfo) => {
   const email = uniqueEmail(testInfo);
   const island = await holdBackScript(page);

@@ -2,6 +2,7 @@
 // backend. Real failures where they can be had (a real duplicate); network faults and a hang
 // are faked with page.route because they cannot be produced on demand.
 import { expect, test, type Page } from "@playwright/test";
+import { createRequire } from "node:module";
 import { content } from "../../support/content.ts";
 import {
   countRestCalls,
@@ -15,6 +16,10 @@ import {
 
 const copy = content.form;
 
+const SUPABASE_JS_VERSION = (
+  createRequire(import.meta.url)("@supabase/supabase-js/package.json") as { version: string }
+).version;
+
 const REST = "**/rest/v1/early_access*";
 
 test("a sign-up shows loading, then the success panel, and is stored normalised", async ({
@@ -27,8 +32,12 @@ test("a sign-up shows loading, then the success panel, and is stored normalised"
 
   // Hold the request until the loading state has been checked, then let it through untouched.
   const release = Promise.withResolvers<void>();
+  let clientInfo: string | null = null;
   await page.route(REST, async (route) => {
-    if (route.request().method() === "POST") await release.promise;
+    if (route.request().method() === "POST") {
+      clientInfo = await route.request().headerValue("x-client-info");
+      await release.promise;
+    }
     await route.continue();
   });
 
@@ -53,6 +62,8 @@ test("a sign-up shows loading, then the success panel, and is stored normalised"
 
   expect(inserts.inserts).toBe(1);
   expect(await storedRows(email)).toEqual([{ email, phone: "+44 20 7946 0000" }]);
+  // Sent by supabase-js itself, the version installed, in a browser.
+  expect(clientInfo).toBe(`supabase-js/${SUPABASE_JS_VERSION}; platform=browser`);
 });
 
 test("an empty phone is stored as null", async ({ page }, testInfo) => {

@@ -15,7 +15,7 @@ import {
 const KiB = 1024;
 
 // Strings that survive minification, one chunk holding all of a library's markers.
-// Checked against the build: the Supabase client (src/lib/supabase-client.ts) sends
+// Checked against the build: supabase-js (src/lib/supabase-client.ts) sends
 // `X-Client-Info: supabase-js/<version>`; sonner renders `data-sonner-toaster` on its container.
 const LAZY_LIBRARIES = [
   { library: "the Supabase client", markers: ["supabase-js", "x-client-info"] },
