@@ -265,27 +265,29 @@ begin
 end;
 $$;
 
--- The source a sign-up from `client` counts in, in one scope, with what it holds now (a plain
--- read: no lock). Its key is a keyed hash of the scope's name, the client in it and, for a scope
--- of several shards, the shard this sign-up counts in, at random (`network:192.0.2.0#3`), so no
--- two scopes or shards share one. A sign-up in a shard counts `shards` times in that shard's
--- buckets, each of which holds its share of the limit. Null for a scope without limits.
-create function private.source_of(scope text, client text)
-returns private.sign_up_source language plpgsql volatile set search_path = '' as $$
+-- The sources a sign-up from `client` counts in, one per scope with limits (else null), with
+-- what each holds now (a plain read: no lock). A source's key is a keyed hash of the scope's
+-- name, the client in it and, for a scope of several shards, the shard this sign-up counts in,
+-- at random (`network:192.0.2.0#3`), so no two scopes or shards share one. A sign-up in a shard
+-- counts `shards` times in that shard's buckets, each of which holds its share of the limit.
+create function private.sources_of(client text, out address private.sign_up_source, out network private.sign_up_source)
+language plpgsql volatile set search_path = '' as $$
 declare
   source private.sign_up_source;
 begin
-  select s.name, k.source_key,
-         (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
-            from private.sign_up_limits l where l.per = s.name),
-         (select stored.empty_at from private.sign_up_sources stored where stored.source_key = k.source_key)
-    into source.scope, source.source_key, source.seconds_per_sign_up, source.empty_at
-    from private.sign_up_scopes s, private.client_key_secret c,
-         lateral (select pg_catalog.sha256(c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix)
-                    || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')) as source_key) k
-   where s.name = source_of.scope;
-  if source.seconds_per_sign_up is null then return null; end if;
-  return source;
+  for source in
+    select s.name, k.source_key, limits.seconds_per_sign_up,
+           (select stored.empty_at from private.sign_up_sources stored where stored.source_key = k.source_key), null
+      from private.sign_up_scopes s, private.client_key_secret c,
+           lateral (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
+                             as seconds_per_sign_up
+                      from private.sign_up_limits l where l.per = s.name) limits,
+           lateral (select pg_catalog.sha256(c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix)
+                      || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')) as source_key) k
+     where limits.seconds_per_sign_up is not null
+  loop
+    if source.scope = 'address' then address := source; else network := source; end if;
+  end loop;
 end;
 $$;
 
@@ -401,14 +403,12 @@ $$;
 -- nothing. So such requests are counted where no rollback reaches: in sequences, whose setval
 -- outlives the transaction. (A decision before the unique check alone would still be rolled
 -- back with the request.) One sequence per value of a source's second key byte, 256 in all, each
--- a leaky bucket of the address's ceiling with the shortest window: when it is empty again, in
--- milliseconds since 1970 (its low 42 bits), and a fingerprint of the source counted in it last
--- (20 bits of its key, above them). Sources that share a sequence share its bucket: while a
--- script's probes fill one, another source's failing request in it meets 429 instead of its own
--- error. Only the source whose fingerprint a full bucket holds has its sign-ups refused too, as a
--- flood of its own sign-ups would be: so a flood of probes writes nothing once refused, and no
--- one else is refused a sign-up for it. A person who meets "already registered" once has spent
--- one of a ceiling's worth.
+-- a leaky bucket of the address's ceiling with the shortest window, holding when it is empty
+-- again in milliseconds since 1970. Sources sharing one share its bucket: while a script's probes
+-- fill one, a failing request of another source in it meets 429 instead of its own error. A
+-- sign-up never reads these buckets (reading one costs a sign-up more than all its other rules'
+-- reads together), so no sign-up is ever refused for anyone's probes, and a person who meets
+-- "already registered" once has spent one of a ceiling's worth.
 do $$
 begin
   for slot in 0..255 loop
@@ -418,62 +418,27 @@ begin
 end;
 $$;
 
--- The failed requests' bucket of `address` with one more at `at`: its sequence, the address's
--- fingerprint and whether the bucket holds it, when the bucket would be empty again, and the
--- ceiling with the seconds until one more fits when that one would be past it (else null).
--- Nulls for an address scope without ceilings.
-create function private.failed_requests_of(address private.sign_up_source, at float8,
-  out slot regclass, out fingerprint bigint, out holds_fingerprint boolean, out empty_at float8,
-  out ceiling text, out max_sign_ups integer, out retry_after integer)
-language plpgsql stable set search_path = '' as $$
-declare
-  window_seconds float8;
-  stored bigint;
-begin
-  select l.name, l.max_sign_ups, extract(epoch from l.window_length)::float8 into ceiling, max_sign_ups, window_seconds
-    from private.sign_up_limits l where l.kind = 'ceiling' and l.per = 'address' order by l.window_length limit 1;
-  if not found or address is null then return; end if;
-  slot := format('private.failed_requests_%s', get_byte(address.source_key, 1))::regclass;
-  fingerprint := (get_byte(address.source_key, 2) * 256 + get_byte(address.source_key, 3)) * 16 + get_byte(address.source_key, 4) / 16;
-  stored := coalesce(pg_catalog.pg_sequence_last_value(slot), 0);
-  holds_fingerprint := stored >> 42 = fingerprint;
-  empty_at := greatest((stored & 4398046511103) / 1000.0, at) + window_seconds / max_sign_ups;
-  if empty_at - at > window_seconds + 0.001 then
-    retry_after := greatest(1, ceil(empty_at - at - window_seconds));
-  end if;
-end;
-$$;
-
--- Refuses any request of a source whose failed requests filled their bucket, on a plain read,
--- before it writes anything.
-create function private.refuse_past_failed_requests(address private.sign_up_source, at float8)
-returns void language plpgsql stable set search_path = '' as $$
-declare
-  bucket record;
-begin
-  select * into bucket from private.failed_requests_of(address, at);
-  if bucket.holds_fingerprint and bucket.retry_after is not null then
-    perform private.refuse(bucket.max_sign_ups, bucket.ceiling, bucket.retry_after);
-  end if;
-end;
-$$;
-
 -- Counts a failing request from `address` at `at` in its sequence, or refuses it with 429 past
 -- the bucket, with nothing counted. Requests of one sequence take turns under an advisory lock
 -- (held until their transaction ends), so that none is lost between the read and the setval.
 create function private.count_failed_request(address private.sign_up_source, at float8)
 returns void language plpgsql set search_path = '' as $$
 declare
-  bucket record;
+  slot regclass;
+  ceiling record;
+  empty_at float8;
 begin
-  if address is null then return; end if;
-  perform pg_catalog.pg_advisory_xact_lock('private.sign_up_sources'::regclass::oid::integer, get_byte(address.source_key, 1));
-  select * into bucket from private.failed_requests_of(address, at);
-  if bucket.slot is null then return; end if;
-  if bucket.retry_after is not null then
-    perform private.refuse(bucket.max_sign_ups, bucket.ceiling, bucket.retry_after);
+  select l.name, l.max_sign_ups, extract(epoch from l.window_length)::float8 as window_seconds into ceiling
+    from private.sign_up_limits l where l.kind = 'ceiling' and l.per = 'address' order by l.window_length limit 1;
+  if not found or address is null then return; end if;
+  slot := format('private.failed_requests_%s', get_byte(address.source_key, 1))::regclass;
+  perform pg_catalog.pg_advisory_xact_lock(slot::oid::integer, 0);
+  empty_at := greatest(coalesce(pg_catalog.pg_sequence_last_value(slot), 0) / 1000.0, at)
+              + ceiling.window_seconds / ceiling.max_sign_ups;
+  if empty_at - at > ceiling.window_seconds + 0.001 then
+    perform private.refuse(ceiling.max_sign_ups, ceiling.name, greatest(1, ceil(empty_at - at - ceiling.window_seconds))::integer);
   end if;
-  perform pg_catalog.setval(bucket.slot, bucket.fingerprint << 42 | (bucket.empty_at * 1000)::bigint);
+  perform pg_catalog.setval(slot, (empty_at * 1000)::bigint);
 end;
 $$;
 
@@ -488,7 +453,7 @@ returns trigger language plpgsql security definer set search_path = '' as $$
 begin
   if current_setting('role') in ('anon', 'authenticated') then
     if current_setting('early_access.sign_up_row', true) <> '' then
-      perform private.count_failed_request(private.source_of('address', private.client_address()), private.sign_up_clock());
+      perform private.count_failed_request((private.sources_of(private.client_address())).address, private.sign_up_clock());
       raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
     end if;
     perform set_config('early_access.sign_up_row', new.id::text, true);
@@ -510,7 +475,7 @@ returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   at float8;
-  client text;
+  sources record;
   address private.sign_up_source;
   network private.sign_up_source;
 begin
@@ -521,16 +486,15 @@ begin
     return new;
   end if;
   at := private.sign_up_clock();
-  client := private.client_address();
-  address := private.source_of('address', client);
-  network := private.source_of('network', client);
+  sources := private.sources_of(private.client_address());
+  address := sources.address;
+  network := sources.network;
 
   -- A refusal is decided on a plain read, before any write or lock: a flood past its ceiling
   -- costs one read per request. A source never seen is over no limit: each allows one.
   if address.empty_at is not null or network.empty_at is not null then
     perform private.refuse_past_ceiling(private.with_sign_up(address, at), private.with_sign_up(network, at), at);
   end if;
-  perform private.refuse_past_failed_requests(address, at);
   -- A duplicate (its address is on the list) would fail at the unique constraint, rolling back
   -- all it counted. It is held back from the insert, and its request is counted as a failed one
   -- and answered as the constraint would once its rows are all seen (private.refuse_duplicate).
@@ -570,20 +534,17 @@ create trigger early_access_2_admit
 create function private.refuse_duplicate()
 returns trigger language plpgsql security definer set search_path = '' as $$
 begin
-  if current_setting('early_access.duplicate', true) <> '' then
-    perform private.count_failed_request(private.source_of('address', private.client_address()), private.sign_up_clock());
-    raise exception using
-      errcode = 'unique_violation',
-      message = 'duplicate key value violates unique constraint "early_access_email_key"',
-      schema = 'public', table = 'early_access', constraint = 'early_access_email_key';
-  end if;
-  return null;
+  perform private.count_failed_request((private.sources_of(private.client_address())).address, private.sign_up_clock());
+  raise exception using
+    errcode = 'unique_violation',
+    message = 'duplicate key value violates unique constraint "early_access_email_key"',
+    schema = 'public', table = 'early_access', constraint = 'early_access_email_key';
 end;
 $$;
 
 create trigger early_access_4_duplicate
   after insert on public.early_access
-  for each statement execute function private.refuse_duplicate();
+  for each statement when (current_setting('early_access.duplicate', true) <> '') execute function private.refuse_duplicate();
 
 -- Nobody but the owner reaches the helpers: not the API roles, and not PUBLIC, which may
 -- execute every new function by default.
@@ -591,9 +552,8 @@ revoke all on table private.client_key_secret, private.sign_up_sources from publ
 revoke all on type private.sign_up_source from public, anon, authenticated, service_role;
 revoke all on function private.check_sign_up(), private.admit_sign_up(), private.one_sign_up_per_request(),
   private.refuse_duplicate(), private.refuse(integer, text, integer),
-  private.count_failed_request(private.sign_up_source, float8), private.failed_requests_of(private.sign_up_source, float8),
-  private.refuse_past_failed_requests(private.sign_up_source, float8), private.sign_up_clock(), private.client_address(),
-  private.client_in_scope(text, integer, integer), private.source_of(text, text),
+  private.count_failed_request(private.sign_up_source, float8), private.sign_up_clock(), private.client_address(),
+  private.client_in_scope(text, integer, integer), private.sources_of(text),
   private.with_sign_up(private.sign_up_source, float8), private.limits_over(private.sign_up_source, float8),
   private.refuse_past_ceiling(private.sign_up_source, private.sign_up_source, float8),
   private.count_in_source(private.sign_up_source, float8), private.forget_empty_sources(bytea, float8)
@@ -642,7 +602,8 @@ end;
 $$;
 
 -- Writes the mark private.mark_past_pace held, once the sign-up's row is stored: only a row that
--- was inserted gets one (an upsert that skips a duplicate leaves none behind).
+-- was inserted gets one (an upsert that skips a duplicate leaves none behind). Called only when
+-- a mark is held.
 create function private.record_mark()
 returns trigger language plpgsql security definer set search_path = '' as $$
 declare
@@ -657,7 +618,7 @@ $$;
 
 create trigger early_access_3_mark
   after insert on public.early_access
-  for each row execute function private.record_mark();
+  for each row when (current_setting('early_access.mark', true) <> '') execute function private.record_mark();
 
 -- Every sign-up with its mark, if any, and its address's domain. Security invoker: read with the
 -- reader's own rights. Its mark columns are subqueries, so the view stays updatable: the owner

@@ -39,7 +39,8 @@ end;
 $$;
 
 -- Writes the mark private.mark_past_pace held, once the sign-up's row is stored: only a row that
--- was inserted gets one (an upsert that skips a duplicate leaves none behind).
+-- was inserted gets one (an upsert that skips a duplicate leaves none behind). Called only when
+-- a mark is held.
 create function private.record_mark()
 returns trigger language plpgsql security definer set search_path = '' as $$
 declare
@@ -54,7 +55,7 @@ $$;
 
 create trigger early_access_3_mark
   after insert on public.early_access
-  for each row execute function private.record_mark();
+  for each row when (current_setting('early_access.mark', true) <> '') execute function private.record_mark();
 
 -- Every sign-up with its mark, if any, and its address's domain. Security invoker: read with the
 -- reader's own rights. Its mark columns are subqueries, so the view stays updatable: the owner
