@@ -67,7 +67,8 @@ beforeAll(async () => {
 
 beforeEach(() => owner.exec("truncate private.sign_up_sources"));
 
-const signUp = (email = uniqueEmail()) => signUpCall({ email });
+/** One visitor's sign-up, as the request the site sends. */
+const oneSignUp = (email = uniqueEmail()) => signUpCall({ email });
 
 /** Runs `work` with one limit changed, and puts it back. */
 async function withLimit(kind: string, name: string, change: string, work: () => Promise<void>) {
@@ -92,7 +93,7 @@ async function withLimit(kind: string, name: string, change: string, work: () =>
 }
 
 /** Sends `count` sign-ups, `atOnce` at a time, from `from` (a loopback address) or 127.0.0.1. */
-async function signUps(count: number, { atOnce = 25, from = "", label = "crowd" } = {}) {
+async function sendSignUps(count: number, { atOnce = 25, from = "", label = "crowd" } = {}) {
   const emails = Array.from({ length: count }, (_, index) => uniqueEmail(`${label}${index}`));
   const answers: Array<{ status: number; retryAfter: string | null }> = [];
   for (let start = 0; start < count; start += atOnce) {
@@ -101,10 +102,10 @@ async function signUps(count: number, { atOnce = 25, from = "", label = "crowd" 
       ...(await Promise.all(
         batch.map(async (email) => {
           if (from) {
-            const { status, headers } = await restFrom(from, backend, signUp(email));
+            const { status, headers } = await restFrom(from, backend, oneSignUp(email));
             return { status, retryAfter: (headers["retry-after"] as string | undefined) ?? null };
           }
-          const { status, headers } = await rest(backend, signUp(email));
+          const { status, headers } = await rest(backend, oneSignUp(email));
           return { status, retryAfter: headers.get("retry-after") };
         }),
       )),
@@ -356,7 +357,7 @@ describe("the buckets over time (a clock the test sets)", () => {
 
 describe("a crowd behind one address", () => {
   it("a keynote: 150 people within a minute are all stored; past the first 10, marked with one source", async () => {
-    const { emails, statuses } = await signUps(150, { label: "keynote" });
+    const { emails, statuses } = await sendSignUps(150, { label: "keynote" });
 
     expect(statuses).toEqual(Array(150).fill(201));
     const marked = await marksOf(emails);
@@ -387,7 +388,7 @@ describe("a crowd behind one address", () => {
   });
 
   it("of 40 sent at once, exactly the first 10 are unmarked", async () => {
-    const { emails, statuses } = await signUps(40, { atOnce: 40, label: "burst" });
+    const { emails, statuses } = await sendSignUps(40, { atOnce: 40, label: "burst" });
 
     expect(statuses).toEqual(Array(40).fill(201));
     const marked = await marksOf(emails);
@@ -409,8 +410,8 @@ describe("a crowd behind one address", () => {
   });
 
   it("300 people at once, then an office of 400 over its day: all stored", async () => {
-    const { emails: atOnce, statuses } = await signUps(300, { atOnce: 300, label: "at-once" });
-    const { emails: office, statuses: later } = await signUps(400, { atOnce: 40, label: "office" });
+    const { emails: atOnce, statuses } = await sendSignUps(300, { atOnce: 300, label: "at-once" });
+    const { emails: office, statuses: later } = await sendSignUps(400, { atOnce: 40, label: "office" });
 
     expect([...statuses, ...later].filter((status) => status !== 201)).toEqual([]);
     expect(await storedCount(owner, [...atOnce, ...office])).toBe(700);
@@ -455,7 +456,7 @@ describe("a crowd behind many addresses of one network", () => {
             .slice(start, start + 25)
             .map(
               async (address, index) =>
-                (await restFrom(address, backend, signUp(emails[start + index]))).status,
+                (await restFrom(address, backend, oneSignUp(emails[start + index]))).status,
             ),
         )),
       );
@@ -483,7 +484,7 @@ describe("a crowd behind many addresses of one network", () => {
 
 describe("a flood from one address", () => {
   it("3,000 at once: between 1,000 and 2,000 stored, the rest refused with 429 and Retry-After, whatever headers it forges", async () => {
-    const { emails, answers } = await signUps(3_000, { atOnce: 100, label: "flood" });
+    const { emails, answers } = await sendSignUps(3_000, { atOnce: 100, label: "flood" });
     const stored = answers.filter(({ status }) => status === 201);
     const refused = answers.filter(({ status }) => status === 429);
 
@@ -494,8 +495,8 @@ describe("a flood from one address", () => {
     for (const { retryAfter } of refused) expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
 
     // The hour's bucket drips one more every 3.6 s: the next sign-up may be that one.
-    let response = await rest(backend, signUp());
-    if (response.status === 201) response = await rest(backend, signUp());
+    let response = await rest(backend, oneSignUp());
+    if (response.status === 201) response = await rest(backend, oneSignUp());
     expect(response.status).toBe(429);
     expect(await response.json()).toEqual({
       code: "PT429",
@@ -515,7 +516,7 @@ describe("a flood from one address", () => {
     ];
     const forged = await Promise.all(
       forgeries.map(async (headers) => {
-        const call = signUp();
+        const call = oneSignUp();
         return (await rest(backend, { ...call, headers: { ...call.headers, ...headers } })).status;
       }),
     );
@@ -581,12 +582,12 @@ describe("a flood from one address", () => {
     await withLimit("ceiling", "per network per hour", `max_sign_ups = ${ceiling}`, async () => {
       let stored = 0;
       for (let sent = 0; stored < ceiling && sent < 20 * ceiling; sent++) {
-        const { status } = await restFrom(sent % 2 ? "127.0.0.2" : "127.0.0.1", backend, signUp());
+        const { status } = await restFrom(sent % 2 ? "127.0.0.2" : "127.0.0.1", backend, oneSignUp());
         expect([201, 429]).toContain(status);
         if (status === 201) stored++;
       }
       expect(stored).toBe(ceiling);
-      const neighbour = await restFrom("127.0.0.3", backend, signUp());
+      const neighbour = await restFrom("127.0.0.3", backend, oneSignUp());
 
       expect(neighbour.status).toBe(429);
       expect(JSON.parse(neighbour.body).details).toBe(`At most ${ceiling} sign-ups per network per hour.`);
@@ -599,11 +600,11 @@ describe("a flood from one address", () => {
 describe("what counts", () => {
   it("only stored sign-ups: duplicates and junk spend none of the pace", async () => {
     const taken = uniqueEmail("taken");
-    expect((await rest(backend, signUp(taken))).status).toBe(201);
+    expect((await rest(backend, oneSignUp(taken))).status).toBe(201);
     for (let index = 0; index < PACE; index++) {
-      expect((await rest(backend, signUp(index % 2 ? taken : "not-an-address"))).status).not.toBe(201);
+      expect((await rest(backend, oneSignUp(index % 2 ? taken : "not-an-address"))).status).not.toBe(201);
     }
-    const { emails } = await signUps(PACE - 1, { atOnce: 1, label: "after-junk" });
+    const { emails } = await sendSignUps(PACE - 1, { atOnce: 1, label: "after-junk" });
     expect((await marksOf(emails)).every(({ source }) => source === null)).toBe(true);
   });
 
@@ -706,10 +707,10 @@ describe("the client's source", () => {
 describe("privacy", () => {
   it("a source is a keyed hash, never an address, and a lone sign-up records none", async () => {
     const lone = uniqueEmail("lone");
-    expect((await rest(backend, signUp(lone))).status).toBe(201);
+    expect((await rest(backend, oneSignUp(lone))).status).toBe(201);
     expect(await marksOf([lone])).toEqual([{ email: lone, source: null, review: null }]);
 
-    const { emails } = await signUps(PACE + 1, { atOnce: 1, label: "hashed" });
+    const { emails } = await sendSignUps(PACE + 1, { atOnce: 1, label: "hashed" });
     const sources = (await marksOf(emails)).flatMap(({ source }) => (source ? [source] : []));
     expect(sources).toHaveLength(2);
     for (const source of sources) {
@@ -723,7 +724,7 @@ describe("privacy", () => {
   });
 
   it("the publishable key never sees a mark or a source, not even on the read-back of its own row", async () => {
-    await signUps(PACE, { atOnce: 1, label: "before" });
+    await sendSignUps(PACE, { atOnce: 1, label: "before" });
     const anon = clientFor(backend, backend.publishableKey);
     const email = uniqueEmail("marked");
     const { data, status } = await anon.from("early_access").insert({ email }).select();
@@ -748,7 +749,7 @@ describe("the sources' states", () => {
         from generate_series(1, ${count}) n`);
 
   it("hold a few values each, whatever the limits' sizes", async () => {
-    await signUps(PACE + 5, { atOnce: 5, label: "sized" });
+    await sendSignUps(PACE + 5, { atOnce: 5, label: "sized" });
     const { rows } = await owner.query<{ bytes: number }>(
       "select max(pg_column_size(s))::integer as bytes from private.sign_up_sources s",
     );
