@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { openLocalDatabase } from "../tools/local-supabase/database/local-database.ts";
 import { runNpmScript } from "../tools/npm-script.ts";
 import { freePorts } from "../tools/processes.ts";
-import { startLocalSupabaseProcess } from "./support.ts";
+import { LOCAL_ONLY, startLocalSupabaseProcess } from "./support.ts";
 
 const SIZES = [10_000, 100_000];
 
@@ -25,14 +25,6 @@ const REPORT_PEAK =
       const peak = /VmHWM:\\s+(\\d+)/.exec(readFileSync("/proc/self/status", "utf8"))[1];
       process.stderr.write("\\npeak-rss-kib=" + peak + "\\n");
     });`);
-
-/** Whatever a .env says: the local Supabase on its own server, the local keys. */
-const LOCAL_ONLY = {
-  PUBLIC_SUPABASE_URL: "",
-  SUPABASE_SECRET_KEY: "",
-  SUPABASE_DB_URL: "",
-  SUPABASE_SEED_FILE: "",
-};
 
 const root = mkdtempSync(join(tmpdir(), "export-bench-"));
 // As root, PostgreSQL runs as the postgres user, who must pass through to the data folders.

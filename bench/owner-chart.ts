@@ -17,19 +17,11 @@ import { signUpsClient } from "../tools/sign-ups/client.ts";
 import { chartWindow } from "../tools/sign-ups/growth.ts";
 import { runNpmScript } from "../tools/npm-script.ts";
 import { freePorts } from "../tools/processes.ts";
-import { median, startLocalSupabaseProcess, table } from "./support.ts";
+import { LOCAL_ONLY, median, startLocalSupabaseProcess, table } from "./support.ts";
 
 const SIGN_UPS = 1_000_000;
 const RUNS = 7;
 const TARGET_SECONDS = 2;
-
-/** Whatever a .env says: the local Supabase on its own server, the local keys. */
-const LOCAL_ONLY = {
-  PUBLIC_SUPABASE_URL: "",
-  SUPABASE_SECRET_KEY: "",
-  SUPABASE_DB_URL: "",
-  SUPABASE_SEED_FILE: "",
-};
 
 const LISTS = [
   { name: "gathered over a year", spread: "365 days" },

@@ -17,19 +17,11 @@ import { openLocalDatabase } from "../tools/local-supabase/database/local-databa
 import { domainMark } from "../tools/sign-ups/marks.ts";
 import { runNpmScript } from "../tools/npm-script.ts";
 import { freePorts } from "../tools/processes.ts";
-import { median, startLocalSupabaseProcess, table } from "./support.ts";
+import { LOCAL_ONLY, median, startLocalSupabaseProcess, table } from "./support.ts";
 
 const SIGN_UPS = 100_000;
 const RUNS = 5;
 const TARGET_SECONDS = 2;
-
-/** Whatever a .env says: the local Supabase on its own server, the local keys. */
-const LOCAL_ONLY = {
-  PUBLIC_SUPABASE_URL: "",
-  SUPABASE_SECRET_KEY: "",
-  SUPABASE_DB_URL: "",
-  SUPABASE_SEED_FILE: "",
-};
 
 const DISPOSABLE = [...mailchecker.blacklist()]
   .filter((domain) => /^[a-z0-9-]+\.com$/.test(domain) && domainMark(domain)?.reason === "disposable")

@@ -147,4 +147,10 @@ export async function startBenchCluster(
     throw error;
   }
   return bench;
-}
+} /** Whatever a .env says: the local Supabase on its own server, the local keys. */
+export const LOCAL_ONLY = {
+  PUBLIC_SUPABASE_URL: "",
+  SUPABASE_SECRET_KEY: "",
+  SUPABASE_DB_URL: "",
+  SUPABASE_SEED_FILE: "",
+};

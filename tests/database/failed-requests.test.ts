@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import {
+  atInstant,
   canSendFrom,
-  openTestDatabase,
+  openClockedDatabase,
   restFrom,
   signUpAsVisitor,
   signUpCall,
@@ -19,6 +20,7 @@ import {
   uniqueEmail,
   upsertCall,
   type RestCall,
+  type TestDatabase,
   type TestSupabase,
 } from "../support/database.ts";
 
@@ -104,17 +106,9 @@ describe("3,000 requests of one kind from one address", () => {
 });
 
 describe("the failed requests' buckets over time (a clock the test sets)", () => {
-  /** A database whose rules' clock reads the instant each transaction sets. */
-  let clocked: Awaited<ReturnType<typeof openTestDatabase>>;
+  let clocked: TestDatabase;
   beforeAll(async () => {
-    clocked = await openTestDatabase({
-      seed: `
-        create or replace function private.sign_up_clock() returns float8 language plpgsql volatile set search_path = '' as $$
-        begin
-          return current_setting('test.sign_up_clock')::float8;
-        end;
-        $$;`,
-    });
+    clocked = await openClockedDatabase();
   });
   afterAll(() => clocked?.database.close());
 
@@ -122,7 +116,7 @@ describe("the failed requests' buckets over time (a clock the test sets)", () =>
   const signUpAt = (instant: number, client: string, email: string) =>
     clocked.database
       .transaction(async (tx) => {
-        await tx.query("select set_config('test.sign_up_clock', $1, true)", [String(instant)]);
+        await atInstant(tx, instant);
         await signUpAsVisitor(tx, { "cf-connecting-ip": client }, email);
       })
       .then(

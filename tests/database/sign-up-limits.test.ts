@@ -11,8 +11,10 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database, Queryable } from "../../tools/local-supabase/database/database.ts";
 import {
+  atInstant,
   canSendFrom,
   clientFor,
+  openClockedDatabase,
   openTestDatabase,
   rest,
   restFrom,
@@ -22,6 +24,7 @@ import {
   startTestSupabase,
   storedCount,
   uniqueEmail,
+  type TestDatabase,
   type TestSupabase,
 } from "../support/database.ts";
 
@@ -205,17 +208,9 @@ describe("the schema's limits", () => {
  * that its counts are exact (the shards are tested with real requests below), and each test
  * signs up from a network of its own.
  */
-let clocked: Awaited<ReturnType<typeof openTestDatabase>>;
+let clocked: TestDatabase;
 beforeAll(async () => {
-  clocked = await openTestDatabase({
-    seed: `
-      create or replace function private.sign_up_clock() returns float8 language plpgsql volatile set search_path = '' as $$
-      begin
-        return current_setting('test.sign_up_clock')::float8;
-      end;
-      $$;
-      update private.sign_up_scopes set shards = 1 where name = 'network';`,
-  });
+  clocked = await openClockedDatabase("update private.sign_up_scopes set shards = 1 where name = 'network';");
 });
 afterAll(() => clocked?.database.close());
 
@@ -229,7 +224,7 @@ async function signUpsAt(instants: number[], client: string): Promise<string[]> 
     const email = uniqueEmail("clocked");
     const refusal = await clocked.database
       .transaction(async (tx) => {
-        await tx.query("select set_config('test.sign_up_clock', $1, true)", [String(instant)]);
+        await atInstant(tx, instant);
         await signUpAsVisitor(tx, { "cf-connecting-ip": client }, email);
       })
       .then(

@@ -60,6 +60,27 @@ export async function openTestDatabase({
   };
 }
 
+/**
+ * A database of its own whose rules read the time the test sets: private.sign_up_clock(), the one
+ * clock the rules read, replaced by one that reads the instant each transaction sets with
+ * `atInstant`. The rules and the trigger are otherwise the real ones. `seed` runs after.
+ */
+export function openClockedDatabase(seed = ""): Promise<TestDatabase> {
+  return openTestDatabase({
+    seed: `
+      create or replace function private.sign_up_clock() returns float8 language plpgsql volatile set search_path = '' as $$
+      begin
+        return current_setting('test.sign_up_clock')::float8;
+      end;
+      $$;
+      ${seed}`,
+  });
+}
+
+/** Sets a clocked database's clock to `instant` (seconds since 1970) for `tx`'s transaction. */
+export const atInstant = (tx: Queryable, instant: number) =>
+  tx.query("select set_config('test.sign_up_clock', $1, true)", [String(instant)]);
+
 export interface TestBackendOptions extends TestDatabaseOptions {
   log?: (line: string) => void;
 }
