@@ -282,7 +282,6 @@ create trigger early_access_0_one_row
   before insert on public.early_access
   for each row execute function private.one_sign_up_per_request();
 
-
 -- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
 -- after early_access_1_check, so a sign-up the checks refuse is never counted. If a sign-up
 -- fails later, its counts roll back. One plan for all (force_generic_plan), not one per client.
