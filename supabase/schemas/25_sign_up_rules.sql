@@ -313,12 +313,15 @@ begin
   -- A duplicate (its address is on the list) would fail at the unique constraint, rolling back
   -- all it counted. It is held back from the insert, and its request is counted as a failed one
   -- and answered as the constraint would once its rows are all seen (private.refuse_duplicate).
-  -- An upsert that ignores duplicates (`on conflict do nothing`) goes on: it succeeds with no
-  -- row, and counts as a sign-up does.
-  if exists (select from public.early_access e where e.email = new.email)
-     and coalesce(current_setting('request.headers', true)::json ->> 'prefer', '') !~ 'resolution=ignore-duplicates' then
-    perform set_config('early_access.duplicate', 'held back', true);
-    return null;
+  -- An upsert that ignores duplicates goes on: with `on_conflict=email` it succeeds with no row
+  -- and counts as a sign-up does; without, PostgREST's conflict is on the id, and the email's
+  -- constraint fails it. Either way it is counted as a failed request first.
+  if exists (select from public.early_access e where e.email = new.email) then
+    if coalesce(current_setting('request.headers', true)::json ->> 'prefer', '') !~ 'resolution=ignore-duplicates' then
+      perform set_config('early_access.duplicate', 'held back', true);
+      return null;
+    end if;
+    perform private.count_failed_request(address, at);
   end if;
   -- Sign-ups that passed the plain read together take turns here; one past a ceiling is refused
   -- with nothing written (a network's refusal rolls its address's count back).

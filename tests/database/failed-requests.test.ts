@@ -152,6 +152,37 @@ describe("the failed requests' buckets over time (a clock the test sets)", () =>
   }, 120_000);
 });
 
+describe("an upsert without on_conflict", () => {
+  it("fails on the email's constraint, and is counted as a failed request first", async () => {
+    // Hosted PostgREST takes the primary key as the conflict without `on_conflict`: its statement,
+    // with the Prefer header it came with.
+    const listed = await listedAddress();
+    const attempt = () =>
+      owner
+        .transaction(async (tx) => {
+          await tx.query("select set_config('role', 'anon', true), set_config('request.headers', $1, true)", [
+            JSON.stringify({ "cf-connecting-ip": "198.51.100.70", prefer: "resolution=ignore-duplicates" }),
+          ]);
+          await tx.query(
+            `insert into public.early_access (email) select body.email from json_to_record($1::json) as body (email text)
+             on conflict ("id") do nothing`,
+            [JSON.stringify({ email: listed })],
+          );
+        })
+        .then(
+          () => "stored",
+          (error: { code: string }) => error.code,
+        );
+    const answers: string[] = [];
+    for (let sent = 0; sent < ceiling.max + 1; sent += 50) {
+      answers.push(...(await Promise.all(Array.from({ length: 50 }, attempt))));
+    }
+
+    expect(answers.slice(0, ceiling.max)).toEqual(Array(ceiling.max).fill("23505"));
+    expect(answers.slice(ceiling.max)).toContain("PGRST");
+  }, 120_000);
+});
+
 describe("an upsert that skips a listed address", () => {
   it("leaves no mark and names nothing internal, past the pace too, and counts as a sign-up", async ({
     skip,
