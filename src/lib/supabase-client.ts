@@ -1,8 +1,8 @@
 // The Supabase client the sign-up sends with: supabase-js's own `createClient`, its session kept
 // in the browser's local storage and its token refreshed automatically. No screen signs anyone
 // in, so there is never a session to keep: every request carries the project's key, as the role
-// `anon`. These are supabase-js's defaults, written out so that an upgrade that changed them
-// could not change the page unnoticed (tests/site/supabase-client.test.ts).
+// `anon`. The session's two settings are supabase-js's defaults, written out so that an upgrade
+// that changed them could not change the page unnoticed (tests/site/supabase-client.test.ts).
 import { createClient as createSupabaseClient, type SupabaseClient } from "@supabase/supabase-js";
 
 export function createClient(projectUrl: string, key: string): SupabaseClient {
