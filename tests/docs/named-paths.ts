@@ -82,7 +82,7 @@ export interface Repository {
 }
 
 /** Files a document may name that live elsewhere by design: on the static host, in Supabase's layout. */
-export const ELSEWHERE = new Set(["vercel.json", "seed.sql"]);
+const ELSEWHERE = new Set(["vercel.json", "seed.sql"]);
 
 /** Where a name was found: the path from the root, or null; "not a path" for words that only look alike. */
 export type Found = string | null | "not a path";
