@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import {
-  atInstant,
   canSendFrom,
   openClockedDatabase,
   restFrom,
-  signUpAsVisitor,
   signUpCall,
-  signUpWithHeaders,
+  signUpOverHttp,
+  signUpOverSql,
+  signUpOverSqlAt,
   startTestSupabase,
   storedCount,
   uniqueEmail,
@@ -98,9 +98,9 @@ describe("3,000 requests of one kind from one address", () => {
 
   it("a person who meets 'already registered' once is never refused for it", async () => {
     const headers = { "cf-connecting-ip": "198.51.100.60" };
-    const email = await signUpWithHeaders(owner, headers);
-    await expect(signUpWithHeaders(owner, headers, email)).rejects.toThrow(/early_access_email_key/);
-    const again = await Promise.all(Array.from({ length: 3 }, () => signUpWithHeaders(owner, headers)));
+    const email = await signUpOverSql(owner, headers);
+    await expect(signUpOverSql(owner, headers, email)).rejects.toThrow(/early_access_email_key/);
+    const again = await Promise.all(Array.from({ length: 3 }, () => signUpOverSql(owner, headers)));
     expect(await storedCount(owner, again)).toBe(3);
   });
 });
@@ -111,21 +111,6 @@ describe("the failed requests' buckets over time (a clock the test sets)", () =>
     clocked = await openClockedDatabase();
   });
   afterAll(() => clocked?.database.close());
-
-  /** A sign-up of `email` from `client` at `instant`: stored, or its error's code (429 with its Retry-After). */
-  const signUpAt = (instant: number, client: string, email: string) =>
-    clocked.database
-      .transaction(async (tx) => {
-        await atInstant(tx, instant);
-        await signUpAsVisitor(tx, { "cf-connecting-ip": client }, email);
-      })
-      .then(
-        () => "stored",
-        (error: { code: string; message: string; detail?: string }) =>
-          error.code === "PGRST"
-            ? `429 (Retry-After ${JSON.parse(error.detail!).headers["Retry-After"]})`
-            : error.code,
-      );
 
   it("hold a ceiling's worth at once, then one more each time one drains", async () => {
     const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
@@ -138,7 +123,7 @@ describe("the failed requests' buckets over time (a clock the test sets)", () =>
       launch + drip + 0.01,
       launch + drip + 0.02,
     ]) {
-      answers.push(await signUpAt(instant, "10.1.0.1", listed));
+      answers.push((await signUpOverSqlAt(clocked, instant, "10.1.0.1", listed)).answer);
     }
 
     expect(answers.slice(0, ceiling.max)).toEqual(Array(ceiling.max).fill("23505"));
@@ -148,7 +133,9 @@ describe("the failed requests' buckets over time (a clock the test sets)", () =>
       `429 (Retry-After ${Math.ceil(drip)})`,
     ]);
     // Sign-ups never read these buckets: the probing address still signs up.
-    expect(await signUpAt(launch + drip + 0.03, "10.1.0.1", uniqueEmail("after-probes"))).toBe("stored");
+    expect(
+      (await signUpOverSqlAt(clocked, launch + drip + 0.03, "10.1.0.1", uniqueEmail("after-probes"))).answer,
+    ).toBe("stored");
   }, 120_000);
 });
 
@@ -201,7 +188,7 @@ describe("an upsert that skips a listed address", () => {
     expect(rows[0]!.marks).toBe(0);
     // Counted as sign-ups are: the source's minute is past its pace, so the next real sign-up is marked.
     const next = uniqueEmail("after-upserts");
-    expect((await restFrom(from, backend, signUpCall({ email: next }))).status).toBe(201);
+    expect((await signUpOverHttp(backend, next, { from })).status).toBe(201);
     const { rows: marked } = await owner.query<{ reason: string }>(
       "select m.reason from public.early_access_marks m join public.early_access e on e.id = m.sign_up_id where e.email = $1",
       [next],
@@ -250,7 +237,7 @@ describe("no answer names anything but the list", () => {
       for (const { body } of answers) expect(body).not.toMatch(INTERNAL);
 
       // A request that names no client, as hosted PostgREST would serve one with no proxy in front.
-      const nowhere = await signUpWithHeaders(small.owner, {}).catch((error: Error) => error.message);
+      const nowhere = await signUpOverSql(small.owner, {}).catch((error: Error) => error.message);
       expect(nowhere).toMatch(/PT400/);
       expect(nowhere).not.toMatch(INTERNAL);
     } finally {

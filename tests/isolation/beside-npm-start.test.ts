@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freePorts, packageBin } from "../../tools/processes.ts";
-import { listedEmails, signUp } from "../support/database.ts";
+import { listedEmails, signUpOverHttp } from "../support/database.ts";
 import { npmScriptArgs } from "../../tools/npm-script.ts";
 import { copyProject } from "../support/project-copy.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
@@ -99,7 +99,7 @@ it("a first `npm start` serves its own build, with the security headers, on the 
 });
 
 it("the browser tests and the build's tests pass beside it, and leave its sign-ups and build untouched", async () => {
-  expect((await signUp({ url: api }, `developer-${Date.now()}@example.com`)).status).toBe(201);
+  expect((await signUpOverHttp({ url: api }, `developer-${Date.now()}@example.com`)).status).toBe(201);
   const emails = await storedEmails();
   const build = buildFingerprint();
 
