@@ -16,7 +16,7 @@ export default defineConfig({
   outputDir: "test-results",
   fullyParallel: true,
   // Two browsers at once on the 2-core machine: a browser test mostly waits (for the page, its
-  // timers, the local Supabase), and `npm test` runs these beside the Vitest projects.
+  // timers, the local Supabase).
   workers: 2,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,

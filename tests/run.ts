@@ -1,8 +1,10 @@
 // `npm test`: build the site once, then run every suite against that build: the Vitest projects
-// (units, the database, the local Supabase, the build's checks) and the browser tests (Playwright)
-// side by side, each in its own processes, ports and databases. Ends with how long each part took,
-// then one line counting every test that ran, "N passed, N failed, N skipped", whatever failed;
-// the exit status is non-zero if any step failed. A failed build runs no tests.
+// (units, the database, the local Supabase, the build's checks), then the browser tests
+// (Playwright). Each runs its own files side by side (vitest.config.ts, playwright.config.ts); the
+// two steps take turns, as together they left too little of the 2 cores to each for tests with
+// timeouts. Ends with how long each part took, then one line counting every test that ran,
+// "N passed, N failed, N skipped", whatever failed; the exit status is non-zero if any step
+// failed. A failed build runs no tests.
 //
 // `npm test -- <paths>` runs only those files: `.spec.ts` ones with Playwright, the others with
 // Vitest; a step given no file of its kind is skipped.
@@ -30,8 +32,6 @@ interface Step {
   name: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
-  /** Its output held back and printed whole once it ends, so that two steps' lines never mix. */
-  held?: boolean;
 }
 
 const build: Step = { name: "build", args: [packageBin("astro"), "build", "--outDir", dist] };
@@ -57,27 +57,19 @@ const playwright: Step = {
     ...specs,
   ],
   env: { E2E_PREBUILT: "1", PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
-  held: true,
 };
 
 /** How long each step took, in ms. */
 const took = new Map<string, number>();
 
 /** Runs a step to its end; whether it passed. */
-function run({ name, args, env, held }: Step): Promise<boolean> {
-  console.log(`\n▶ ${name}${held ? " (its output follows once it ends)" : ""}`);
+function run({ name, args, env }: Step): Promise<boolean> {
+  console.log(`\n▶ ${name}`);
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
-    stdio: held ? ["ignore", "pipe", "pipe"] : "inherit",
-    env: { ...process.env, ...env },
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk));
+  const child = spawn(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
   return new Promise((resolve) =>
     child.on("close", (status) => {
       took.set(name, performance.now() - started);
-      if (held) console.log(`\n▶ ${name}\n${output}`);
       if (status !== 0) console.error(`✖ ${name} failed (exit ${status})`);
       resolve(status === 0);
     }),
@@ -90,14 +82,11 @@ const failures: string[] = [];
 if (!(await run(build))) {
   failures.push("build failed, no tests ran");
 } else {
-  // The browser tests and the Vitest projects share nothing (ports, databases, folders: each its
-  // own), and both mostly wait (on a browser, a server, a process): side by side, a failure of one
-  // leaves the other to run and be counted.
   const chosen = paths.length
     ? [...(others.length ? [vitest] : []), ...(specs.length ? [playwright] : [])]
     : [vitest, playwright];
-  const passed = await Promise.all(chosen.map(run));
-  chosen.forEach(({ name }, index) => passed[index] || failures.push(`${name} failed`));
+  // A failed step leaves the next one to run and be counted.
+  for (const step of chosen) if (!(await run(step))) failures.push(`${step.name} failed`);
 }
 const total = performance.now() - started;
 
