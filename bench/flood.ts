@@ -90,7 +90,8 @@ async function send(
 ): Promise<Answer> {
   const sent = performance.now();
   const { status, headers } = await handle(request);
-  return { status, ms: performance.now() - sent, retryAfter: headers["retry-after"] };
+  const retryAfter = Object.entries(headers).find(([name]) => name.toLowerCase() === "retry-after")?.[1];
+  return { status, ms: performance.now() - sent, retryAfter };
 }
 
 const percentile = (values: number[], p: number) => {
