@@ -257,6 +257,9 @@ create type private.ceiling_slot as (name text, max_sign_ups integer, slot regcl
 create function private.charge_attempt(address private.sign_up_source, network private.sign_up_source, at float8)
 returns void language plpgsql set search_path = '' as $$
 declare
+  -- A slot's value: the instant, in hundredths of a second, above a fingerprint of this many bits.
+  fingerprint_bits constant integer := 22;
+  fingerprint_mask constant bigint := (1::bigint << fingerprint_bits) - 1;
   slots private.ceiling_slot[];
   now_cs bigint := round(at * 100);
   held bigint;
@@ -266,7 +269,7 @@ begin
   slots := array(
     select row(l.name, l.max_sign_ups,
                c.slots[1 + ('x' || encode(substring((source).client_key from 1 for 4), 'hex'))::bit(32)::bigint % array_length(c.slots, 1)],
-               ('x' || encode(substring((source).client_key from 5 for 3), 'hex'))::bit(24)::bigint & 4194303,
+               ('x' || encode(substring((source).client_key from 5 for 4), 'hex'))::bit(32)::bigint & fingerprint_mask,
                (extract(epoch from l.window_length) * 100)::bigint,
                round(extract(epoch from l.window_length) * 100 / l.max_sign_ups))::private.ceiling_slot
       from (values (1, address), (2, network)) as sources (position, source)
@@ -278,16 +281,16 @@ begin
     for i in 1 .. cardinality(slots) loop
       held := coalesce(pg_catalog.pg_sequence_last_value(slots[i].slot), 0);
       empty_at[i] := case
-        when held >> 22 <= now_cs then now_cs + slots[i].cs_per_attempt                        -- empty
-        when held & 4194303 = slots[i].fingerprint then (held >> 22) + slots[i].cs_per_attempt  -- its own
-        end;                                                                                     -- a stranger's
+        when held >> fingerprint_bits <= now_cs then now_cs + slots[i].cs_per_attempt                       -- empty
+        when held & fingerprint_mask = slots[i].fingerprint then (held >> fingerprint_bits) + slots[i].cs_per_attempt -- its own
+        end;                                                                                                     -- a stranger's
       if empty_at[i] - now_cs > slots[i].window_cs + slots[i].cs_per_attempt / 2
          and (worst is null or empty_at[i] - slots[i].window_cs > empty_at[worst] - slots[worst].window_cs) then
         worst := i;
       end if;
     end loop;
     if worst is null then
-      perform pg_catalog.setval(slots[i].slot, empty_at[i] << 22 | slots[i].fingerprint)
+      perform pg_catalog.setval(slots[i].slot, empty_at[i] << fingerprint_bits | slots[i].fingerprint)
          from generate_subscripts(slots, 1) i where empty_at[i] is not null;
     end if;
   exception when others or query_canceled then

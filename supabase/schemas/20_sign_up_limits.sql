@@ -37,8 +37,8 @@ create table private.sign_up_limits (
 comment on table private.sign_up_limits is
   'Leaky buckets per client: max_sign_ups, draining that many each window_length. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
 
--- THE LIMITS. Every number of the rules is here, and only here: documents and tests read them
--- from this table. Paces, as a crowd of people rarely passes them and a script does at once.
+-- THE LIMITS. Every number of the rules is in this file, and only here (how the counts are kept
+-- is below): documents and tests read them from these tables. Paces, as a crowd of people rarely passes them and a script does at once.
 -- Ceilings, far above any crowd: per address, an hour's (a keynote's whole audience behind one
 -- address; a flood from one address stores about this many, all past the pace marked) and a
 -- day's (three such crowds); per network (a campus, a carrier's NAT pool: 250 people from 250
