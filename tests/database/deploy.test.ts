@@ -6,6 +6,8 @@
 //
 // The CLI runs without Docker or a network: `--db-url` reaches the database directly. Its home
 // (where it keeps telemetry and traces) is a temporary folder, and its telemetry is off.
+// The CLI 3.x renames the targets (`--remote=<url>`, `--remote` for the linked project) and warns
+// that the old ones go in 4.x: a new pin that warns fails here, so the commands move with it.
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -91,6 +93,7 @@ describe(`supabase db push, on PostgreSQL ${major}`, () => {
   it("--dry-run names our migrations and applies none", async () => {
     const { status, output } = supabase("db", "push", "--dry-run", "--db-url", dbUrl);
     expect(status, output).toBe(0);
+    expect(output, "the pinned CLI's own words for its target").not.toMatch(/deprecated/i);
     for (const file of ours) expect(output).toContain(file);
     const { rows } = await owner.query("select to_regclass('public.early_access') as early_access");
     expect(rows).toEqual([{ early_access: null }]);
