@@ -1,15 +1,16 @@
 // The migrations' workflow (.github/workflows/migrations.yml): its check of the secrets, run here
 // with bash as the runner runs it, passes with a notice and pushes nothing when they are not
 // all set (as on a pull request from a fork); otherwise its push runs the pinned CLI
-// (`npx supabase`, the version tests/database/deploy.test.ts rehearses) against the linked
-// project, a dry run on a pull request. The link and the push need Supabase itself; here the
-// pinned CLI shows it reads their words as meant: the linked project, never a local database.
+// (`npm run supabase`, tools/supabase-cli.ts, the version tests/database/deploy.test.ts
+// rehearses) against the linked project, a dry run on a pull request. The link and the push need
+// Supabase itself; here the pinned CLI shows it reads their words as meant: the linked project,
+// never the local database (where the CLI 3.x pushes without `--remote`).
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { packageBin } from "../../tools/processes.ts";
+import { runSupabase, SUPABASE_CLI } from "../../tools/supabase-cli.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
 import { ROOT, readWorkflow, runSteps } from "./workflow.ts";
 
@@ -51,23 +52,38 @@ describe("the migrations' workflow", () => {
   });
 
   describe("the push", () => {
+    const RUN = "npm run supabase -- ";
     const supabaseCommands = push!.steps.flatMap((step) =>
       step.run?.includes("supabase") ? [{ step, command: step.run.trim() }] : [],
     );
 
-    it("uses the pinned CLI, from the lock: npx supabase, no other installer", () => {
-      expect(supabaseCommands.map(({ command }) => command.split(" ").slice(0, 2).join(" "))).toEqual(
-        supabaseCommands.map(() => "npx supabase"),
-      );
+    it("uses the pinned CLI, through the project's script: no other installer, no other version", () => {
+      expect(supabaseCommands.filter(({ command }) => !command.startsWith(RUN))).toEqual([]);
       expect(push!.steps.filter((step) => step.uses?.includes("supabase"))).toEqual([]);
       expect(push!.steps.find((step) => step.id === "install")?.run).toBe("npm ci --no-audit --no-fund");
+      const { scripts } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+        scripts: Record<string, string>;
+      };
+      expect(scripts.supabase).toBe("node tools/supabase-cli.ts");
     });
 
-    it("links, then lists on a pull request and pushes on main", () => {
+    it("the script runs the pinned version", { timeout: 120_000 }, () => {
+      // `npm run` as the job runs it, from the repository's root; the first run fetches the CLI.
+      const version = ["run", "--silent", "supabase", "--", "--version"];
+      const { status, stdout, stderr } = spawnSync("npm", version, {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: baseEnv,
+      });
+      expect(status, stderr).toBe(0);
+      expect(stdout.trim()).toBe(SUPABASE_CLI.split("@")[1]);
+    });
+
+    it("links, then lists on a pull request and pushes on main, each to the linked project", () => {
       expect(supabaseCommands.map(({ step, command }) => [step.if ?? "always", command])).toEqual([
-        ["always", 'npx supabase link --project-ref "$SUPABASE_PROJECT_ID"'],
-        ["github.event_name == 'pull_request'", "npx supabase db push --linked --dry-run"],
-        ["github.event_name == 'push'", "npx supabase db push --linked --yes"],
+        ["always", `${RUN}link --project-ref "$SUPABASE_PROJECT_ID"`],
+        ["github.event_name == 'pull_request'", `${RUN}db push --remote --dry-run`],
+        ["github.event_name == 'push'", `${RUN}db push --remote --yes`],
       ]);
       expect(push!.env).toEqual(Object.fromEntries(SECRETS.map((name) => [name, `\${{ secrets.${name} }}`])));
     });
@@ -84,15 +100,16 @@ describe("the migrations' workflow", () => {
     it.each(supabaseCommands.filter(({ command }) => command.includes("db push")))(
       "$command targets the linked project with the pinned CLI",
       ({ command }) => {
-        const args = command.split(" ").slice(2);
-        const { status, stdout, stderr } = spawnSync(process.execPath, [packageBin("supabase"), ...args], {
+        const args = command.slice(RUN.length).split(" ");
+        const { status, stdout, stderr } = runSupabase(args, {
           cwd: folder,
-          encoding: "utf8",
           env: {
             ...baseEnv,
             HOME: join(folder, "home"),
             SUPABASE_ACCESS_TOKEN: "",
             SUPABASE_DB_PASSWORD: "",
+            // The CLI 3.x also takes the linked project from here: unset, as in a fresh checkout.
+            SUPABASE_PROJECT_ID: "",
             SUPABASE_TELEMETRY_DISABLED: "1",
             DO_NOT_TRACK: "1",
           },
