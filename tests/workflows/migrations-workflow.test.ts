@@ -120,6 +120,8 @@ describe("the migrations' workflow", () => {
         expect(output).toMatch(/Cannot find project ref\. Have you run supabase link\?/);
         expect(output).not.toMatch(/deprecated|unknown flag/i);
       },
+      // As long as the CLI may take (npx, then the CLI's own start, each a few seconds on a busy machine).
+      60_000,
     );
   });
 });
