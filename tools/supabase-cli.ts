@@ -1,9 +1,10 @@
 // `npm run supabase -- <command>`: the Supabase CLI at the one version this project pins, as
-// `npx --yes supabase@3.1.0 <command>` runs it. npm fetches that version into its cache on first
-// use. It stays out of package-lock.json: the registry this project installs from has 3.1.0's
-// binary (@supabase/cli-<platform>) for linux-x64 alone, and the lock must install on every
-// platform (tests/install). The owner, GitHub's migrations' job and the deploy's tests all run
-// the CLI from here, so a new pin changes this line and nothing else.
+// `npx --yes <SUPABASE_CLI> <command>` runs it. npm fetches that version into its cache on first
+// use. It stays out of package-lock.json: the registry this project installs from has this
+// version's binary (@supabase/cli-<platform>) for linux-x64 alone, and the lock must install on
+// every platform (tests/install). The owner, GitHub's migrations' job and the deploy's tests all
+// run the CLI from here, so a new pin is this line, and the documents that name the version
+// (tests/docs/supabase-cli.test.ts holds them to it).
 import { spawn, spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
