@@ -61,6 +61,8 @@ export default defineConfig({
       { test: { name: "docs", include: ["tests/docs/**/*.test.ts"], environment: "node" } },
       // What `npm ci` installs: every platform's native binaries are in the lock.
       { test: { name: "install", include: ["tests/install/**/*.test.ts"], environment: "node" } },
+      // GitHub's workflows: actionlint, and their steps run here (the watch against a local Supabase).
+      { test: { name: "workflows", include: ["tests/workflows/**/*.test.ts"], ...postgres(17) } },
     ],
   },
 });

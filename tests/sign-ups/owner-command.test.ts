@@ -655,7 +655,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
       const run = await runOwnerCommand(["remove", "ada@example.com"], throwawayAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
-        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/\d{14}_early_access\.sql\.\n$/,
+        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npm run supabase -- db push --remote\), the first being supabase\/migrations\/\d{14}_early_access\.sql\.\n$/,
       );
     } finally {
       await empty.close();
@@ -670,7 +670,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
       const run = await runOwnerCommand(["count"], throwawayAt(older));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
-        /^error: The project at .+ has no view public\.early_access_totals: apply this repository's migrations \(npx supabase db push\)\.\n$/,
+        /^error: The project at .+ has no view public\.early_access_totals: apply this repository's migrations \(npm run supabase -- db push --remote\)\.\n$/,
       );
     } finally {
       await older.close();

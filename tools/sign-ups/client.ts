@@ -380,7 +380,7 @@ export function describeFailure(
     const missing = /'public\.(\w+)'/.exec(error.message)?.[1] ?? TABLE;
     return new OwnerCommandError(
       `The project at ${url} has no ${missing === TABLE ? "table" : "view"} public.${missing}: apply ` +
-        "this repository's migrations (npx supabase db push)" +
+        "this repository's migrations (npm run supabase -- db push --remote)" +
         (missing === TABLE ? `, the first being supabase/migrations/${creatingMigration()}.` : "."),
     );
   }
