@@ -2,7 +2,8 @@
 -- can tell a listed address from a new one, in every scope a sign-up counts in: the ceilings
 -- move from the sources' table to sequences (one per slot of each ceiling), and the failed
 -- requests' own buckets go. The sources' table keeps the paces; its rows and the hashing key
--- stay as they are. The configuration tables get their statistics. (supabase/schemas/20, 25, 30.)
+-- stay as they are. The configuration tables get their statistics. As in supabase/schemas/20_sign_up_limits.sql,
+-- 25_sign_up_rules.sql and 30_marks.sql.
 
 -- The rules of the baseline, all of them replaced below.
 drop trigger early_access_0_one_row on public.early_access;
