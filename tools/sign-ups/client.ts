@@ -18,10 +18,10 @@ const TOTALS = "early_access_totals";
 /** Sign-ups per UTC hour and per quarter of it. */
 const HOURS = "early_access_hours";
 
-/** Every email domain's counts, in one row. */
+/** Every email domain's counts, in one row: a JSON array of objects named as DomainCount's fields. */
 const DOMAIN_COUNTS = "early_access_domain_counts";
 
-/** Every email domain's first and latest sign-up and two addresses, in one row. */
+/** Every email domain's first and latest sign-up and two addresses, in one row, as DomainRow's fields. */
 const DOMAINS = "early_access_domains";
 
 /** Later sign-ups to the same mailbox as an earlier one. */
@@ -213,29 +213,13 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
     },
 
     async domainCounts() {
-      const answer = await client.from(DOMAIN_COUNTS).select("counts");
-      const [{ counts }] = check(answer) as [{ counts: Record<string, [number, number, number, number]> }];
-      return Object.entries(counts).map(([domain, [sign_ups, past_pace, repeats, repeats_past_pace]]) => ({
-        domain,
-        sign_ups,
-        past_pace,
-        repeats,
-        repeats_past_pace,
-      }));
+      const answer = await client.from(DOMAIN_COUNTS).select("domains");
+      return (check(answer) as [{ domains: DomainCount[] }])[0]!.domains;
     },
 
     async domains() {
       const answer = await client.from(DOMAINS).select("domains");
-      const [{ domains }] = check(answer) as [
-        { domains: Record<string, [number, string, string, string, string]> },
-      ];
-      return Object.entries(domains).map(([domain, [sign_ups, first_at, last_at, an, another]]) => ({
-        domain,
-        sign_ups,
-        first_at,
-        last_at,
-        some_emails: an === another ? [an] : [an, another],
-      }));
+      return (check(answer) as [{ domains: DomainRow[] }])[0]!.domains;
     },
 
     repeats() {
