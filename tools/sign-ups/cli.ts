@@ -3,9 +3,8 @@
 // Data goes to stdout, messages to stderr; any failure is one line and a non-zero exit status.
 // This file parses the arguments and connects; each verb is a function of verbs.ts.
 import { Command, InvalidArgumentError } from "commander";
-import { ConfigurationError } from "../../config/environment.ts";
-import { OwnerCommandError, signUpsClient } from "./client.ts";
-import { connect, type Connection } from "./connection.ts";
+import { checkSignUpPath, OwnerCommandError, signUpsClient } from "./client.ts";
+import { connect, type ConnectOptions, type Connection } from "./connection.ts";
 import { localTimeZone, parseSince } from "./dates.ts";
 import { REASON_NAMES, REASONS, type Reason } from "./marks.ts";
 import * as verbs from "./verbs.ts";
@@ -48,6 +47,34 @@ program
     "Whether the project answers (a paused one says so, with what to do), how many signed up, and when last.",
   )
   .action(() => run((context, connection) => verbs.status(context, connection)));
+
+/** How long `watch` waits for each answer: a scheduled job must not hang on a project that never answers. */
+const WATCH_TIMEOUT_MS = 30_000;
+
+program
+  .command("watch")
+  .description(
+    "For a scheduled job: read the list with the secret key (activity that keeps a Free project from " +
+      "pausing), check the page's own sign-up path with the publishable key (PUBLIC_SUPABASE_PUBLISHABLE_KEY), " +
+      "storing nothing, and report what count does in Markdown, on stdout and appended to GITHUB_STEP_SUMMARY " +
+      "when it is set. Fails, in one line saying what to do, when either does not answer as it should.",
+  )
+  .action(() =>
+    run(
+      (context, connection) =>
+        verbs.watch(context, {
+          url: connection.url,
+          // The page's key is looked for only now: without it, the list is still read (and kept
+          // active), and the report says what is missing.
+          checkPage: async () => {
+            const page = connection.asThePage();
+            return checkSignUpPath(page.client, page);
+          },
+          summaryFile: process.env.GITHUB_STEP_SUMMARY || undefined,
+        }),
+      { requestTimeoutMs: WATCH_TIMEOUT_MS },
+    ),
+  );
 
 program
   .command("list")
@@ -104,10 +131,11 @@ program
  */
 async function run(
   verb: (context: verbs.VerbContext, connection: Connection) => Promise<void>,
+  options: ConnectOptions = {},
 ): Promise<void> {
   try {
     const now = commandNow();
-    const connection = await connect();
+    const connection = await connect(undefined, options);
     try {
       const signUps = signUpsClient(connection.client, connection);
       const context = { signUps, now, zone: localTimeZone(), stdout: process.stdout, stderr: process.stderr };
@@ -117,15 +145,9 @@ async function run(
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EPIPE") return; // `export | head`: the reader left
-    process.stderr.write(`error: ${oneLine(error)}\n`);
+    process.stderr.write(`error: ${verbs.oneLine(error)}\n`);
     process.exitCode = 1;
   }
-}
-
-/** A failure as the owner reads it: the command's own messages whole, on one line. */
-function oneLine(error: unknown): string {
-  const known = error instanceof OwnerCommandError || error instanceof ConfigurationError;
-  return known ? (error as Error).message.replaceAll("\n", " ") : String(error);
 }
 
 function positiveInteger(value: string): number {

@@ -120,6 +120,8 @@ export interface Target {
   url: string;
   /** Where the key came from: `SUPABASE_SECRET_KEY`, or the local default. */
   keySource: string;
+  /** The role the key acts as: the secret key's service_role (the default), or the page's anon. */
+  role?: "service_role" | "anon";
 }
 
 export interface ReadOptions {
@@ -358,12 +360,15 @@ const PROJECT_PAUSED = 540;
 export function describeFailure(
   error: PostgrestError,
   status: number,
-  { url, keySource }: Target,
+  { url, keySource, role = "service_role" }: Target,
 ): OwnerCommandError {
+  const page = role === "anon";
   if (status === 0) {
     // supabase-js puts the cause in `details`: "…Caused by: Error: connect ECONNREFUSED 127.0.0.1:54321 (ECONNREFUSED)".
-    const cause =
-      /Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ?? error.message;
+    const cause = /TimeoutError/.test(error.message)
+      ? "no answer in time"
+      : (/Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ??
+        error.message);
     // A paused project's address stops resolving, as a deleted one's does.
     const unknownProject = cause.includes("ENOTFOUND") && projectRef(url) !== null;
     return new OwnerCommandError(
@@ -390,18 +395,76 @@ export function describeFailure(
   }
   if (status === 401 && error.message === "Invalid API key") {
     return new OwnerCommandError(
-      `The API at ${url} refused the key from ${keySource} as invalid: copy the project's secret ` +
-        "key (sb_secret_…) from the dashboard, Project Settings → API Keys.",
+      page
+        ? `The API at ${url} refused the key from ${keySource} as invalid, as it refuses the page's sign-ups if the ` +
+            "site was built with it: copy the project's publishable key (sb_publishable_…) from the dashboard, " +
+            "Project Settings → API Keys, into the site's build settings (and build again) and this job's."
+        : `The API at ${url} refused the key from ${keySource} as invalid: copy the project's secret ` +
+            "key (sb_secret_…) from the dashboard, Project Settings → API Keys.",
     );
   }
   if (error.code === "42501") {
     return new OwnerCommandError(
-      `The key from ${keySource} may not do this at ${url} (${error.message}): the owner's ` +
-        "command needs the secret key (sb_secret_…), which acts as service_role.",
+      page
+        ? `The key from ${keySource} may not add a sign-up at ${url} (${error.message}): every sign-up from the ` +
+            "page fails. Grant it back in the SQL editor as supabase/schemas/10_early_access.sql does: " +
+            "grant insert (email, phone), select on table public.early_access to anon, authenticated;"
+        : `The key from ${keySource} may not do this at ${url} (${error.message}): the owner's ` +
+            "command needs the secret key (sb_secret_…), which acts as service_role.",
     );
   }
   const code = error.code ? ` ${error.code}` : "";
-  return new OwnerCommandError(`The API at ${url} answered ${status}${code}: ${error.message}`);
+  const message = shortened(error.message);
+  if (status >= 500) {
+    return new OwnerCommandError(
+      `The API at ${url} answered ${status}${code}: ${message}. The failure is on the project's side: ` +
+        `see its logs at ${dashboard(url)}, and https://status.supabase.com; try again later.`,
+    );
+  }
+  if (page) {
+    return new OwnerCommandError(
+      `The page's sign-up path at ${url} answered ${status}${code}: ${message}, where the database should ` +
+        `refuse the test address with 400 (${REFUSED_BY}): check that this repository's migrations are all ` +
+        "applied (npx supabase db push --dry-run lists any missing).",
+    );
+  }
+  return new OwnerCommandError(`The API at ${url} answered ${status}${code}: ${message}`);
+}
+
+/** A message on one line of at most 200 characters (an HTML error page can be thousands). */
+function shortened(message: string): string {
+  const line = message.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * What `watch` sends along the page's own path (the publishable key, as anon): an address the
+ * database's first check refuses (private.check_sign_up, supabase/schemas/10_early_access.sql) before
+ * anything is stored or any sign-up rule counts it. The refusal proves the key, the insert grant
+ * and the trigger's path; a sign-up's own checks run in the same order.
+ */
+export const REFUSED_ADDRESS = "sign-ups watch: not an address";
+
+/** The check that refuses it, as the database names it. */
+export const REFUSED_BY = "early_access_email_check";
+
+/** How the page's path answered: refused as it should be, or (its check missing) stored. */
+export type PageAnswer = { status: number; constraint: string } | { storedId: string };
+
+/**
+ * Sends REFUSED_ADDRESS as the page sends a sign-up (insert, then read back). A refusal by the
+ * database's check is the expected answer; any other failure is thrown, in words for the owner.
+ */
+export async function checkSignUpPath(client: SupabaseClient, target: Target): Promise<PageAnswer> {
+  const answer = await client.from(TABLE).insert({ email: REFUSED_ADDRESS, phone: null }).select();
+  if (!answer.error) return { storedId: (answer.data as Array<{ id: string }>)[0]!.id };
+  if (
+    answer.status === 400 &&
+    answer.error.code === "23514" &&
+    answer.error.message.includes(`"${REFUSED_BY}"`)
+  )
+    return { status: answer.status, constraint: REFUSED_BY };
+  throw describeFailure(answer.error, answer.status, { ...target, role: "anon" });
 }
 
 /** A hosted project's ref, from its URL (`https://<ref>.supabase.co`); null elsewhere. */

@@ -1,7 +1,7 @@
 // The summary in words: `count`'s lines for a terminal, and `watch`'s Markdown for a scheduled job's
 // summary page. Pure: a Summary (summary.ts) in, text out.
 import { formatCount, renderChart, type ChartOptions } from "./chart.ts";
-import { formatLocal } from "./dates.ts";
+import { localDay } from "./growth.ts";
 import { REASON_NAMES, REASONS } from "./marks.ts";
 import type { Summary } from "./summary.ts";
 
@@ -45,7 +45,7 @@ export interface PageCheck {
  * the totals, that the project and the page's path answer, and the chart of the days.
  */
 export function watchMarkdown(summary: Summary | null, page: PageCheck, now: Date, zone: string): string {
-  const lines = [`## Sign-ups, ${formatLocal(now)} (${zone})`, ""];
+  const lines = [`## Sign-ups, ${localDay(now, zone)} (${zone})`, ""];
   if (summary === null) lines.push(EMPTY_LIST);
   else {
     lines.push(

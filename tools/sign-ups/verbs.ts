@@ -3,17 +3,18 @@
 // composition of the reads, the pure computing (summary.ts, review.ts) and the pure formatting
 // (report.ts, table.ts, csv.ts). cli.ts parses the arguments and hands each verb the real ones;
 // the tests hand it their own. A failure is thrown (OwnerCommandError: one line for the owner).
-import { createWriteStream, renameSync, rmSync } from "node:fs";
+import { appendFileSync, createWriteStream, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { isValidEmail, normalizeEmail } from "../../src/lib/sign-up-rules.ts";
 import { formatCount } from "./chart.ts";
-import { OwnerCommandError, type SignUps } from "./client.ts";
+import { ConfigurationError } from "../../config/environment.ts";
+import { OwnerCommandError, REFUSED_ADDRESS, type PageAnswer, type SignUps } from "./client.ts";
 import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
 import { formatLocal } from "./dates.ts";
 import { REASONS, type Reason } from "./marks.ts";
-import { countLines, EMPTY_LIST, PIPED_WIDTH } from "./report.ts";
+import { countLines, EMPTY_LIST, PIPED_WIDTH, watchMarkdown } from "./report.ts";
 import { markDomains, markedGroups, markedTotals, reviewOf } from "./review.ts";
 import { hoursSince, summarize, type Summary } from "./summary.ts";
 import { formatTable } from "./table.ts";
@@ -65,6 +66,53 @@ export async function count(context: VerbContext, { hours = false } = {}): Promi
   const width = stdout.isTTY ? (stdout.columns ?? PIPED_WIDTH) : PIPED_WIDTH;
   const colour = Boolean(stdout.isTTY && stdout.hasColors?.());
   stdout.write(`${countLines(summary, { width, colour }).join("\n")}\n`);
+}
+
+export interface WatchOptions {
+  /** The project's address, for the messages. */
+  url: string;
+  /** Sends the page's own sign-up request with the publishable key (client.ts, checkSignUpPath). */
+  checkPage: () => Promise<PageAnswer>;
+  /** A file the report is appended to, as GitHub's GITHUB_STEP_SUMMARY: the run's summary page. */
+  summaryFile?: string;
+}
+
+/**
+ * `watch`, for a scheduled job: the list read with the secret key (what `count` reads: real
+ * activity, which keeps a Free project from pausing) and the page's own sign-up path checked with
+ * the publishable key, at once; then `count`'s summary in Markdown, on stdout and appended to
+ * `summaryFile`. Either failing fails it, the secret key's first, and the summary says so.
+ */
+export async function watch(
+  context: VerbContext,
+  { url, checkPage, summaryFile }: WatchOptions,
+): Promise<void> {
+  const [read, page] = await Promise.allSettled([readSummary(context), checkPage()]);
+  let report: string;
+  try {
+    if (read.status === "rejected") throw read.reason;
+    if (page.status === "rejected") throw page.reason;
+    if ("storedId" in page.value) {
+      await context.signUps.removeIds([page.value.storedId]);
+      throw new OwnerCommandError(
+        `The page's sign-up path at ${url} stored "${REFUSED_ADDRESS}", which the database must refuse: its ` +
+          "check (private.check_sign_up) is missing or changed. The row was removed; apply this repository's " +
+          "migrations (npx supabase db push).",
+      );
+    }
+    report = watchMarkdown(read.value, page.value, context.now, context.zone);
+  } catch (error) {
+    if (summaryFile) appendFileSync(summaryFile, `## Sign-ups: the check failed\n\n${oneLine(error)}\n`);
+    throw error;
+  }
+  context.stdout.write(report);
+  if (summaryFile) appendFileSync(summaryFile, report);
+}
+
+/** A failure as the owner reads it: the command's own messages whole, on one line. */
+export function oneLine(error: unknown): string {
+  const known = error instanceof OwnerCommandError || error instanceof ConfigurationError;
+  return known ? (error as Error).message.replaceAll("\n", " ") : String(error);
 }
 
 /** `status`: whether the project answers, how many signed up, and when last. */
