@@ -6,7 +6,9 @@ import { Command, InvalidArgumentError } from "commander";
 import { checkSignUpPath, OwnerCommandError, signUpsClient } from "./client.ts";
 import { connect, type ConnectOptions, type Connection } from "./connection.ts";
 import { localTimeZone, parseSince } from "./dates.ts";
+import { MAILING_TOOLS, type MailingTool } from "./mailing-tools.ts";
 import { REASON_NAMES, REASONS, type Reason } from "./marks.ts";
+import { countryCode } from "./phones.ts";
 import * as verbs from "./verbs.ts";
 
 /** Where tests give the command its "now" (an ISO 8601 instant), so that none waits for the clock. */
@@ -95,13 +97,32 @@ program
   .command("export")
   .description(
     "Every sign-up as CSV (email, phone, created_at in UTC, and source and review for a marked one), " +
-      "oldest first, safe to open in a spreadsheet.",
+      "oldest first, safe to open in a spreadsheet; or, with --for, as a mailing tool imports it, " +
+      "without the marked sign-ups.",
   )
   .option("-o, --output <file>", "write to this file instead of stdout (replaced only once complete)")
   .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
   .option("--bom", "start with a byte-order mark, so that Excel reads the file as UTF-8")
   .option("--without-marked", "leave out the sign-ups marked for review: a list to send the launch notice to")
-  .action((options: verbs.ExportOptions) => run((context) => verbs.exportList(context, options)));
+  .option(
+    "--for <tool>",
+    `the columns a mailing tool's import reads (${MAILING_TOOLS.join(", ")}), phones in E.164; ` +
+      "leaves out the marked sign-ups (tools/sign-ups/README.md walks each import)",
+    toolName,
+  )
+  .option("--with-marked", "with --for: keep the sign-ups marked for review")
+  .option(
+    "--country <code>",
+    "with --for: the country whose phone numbers were typed without a country code (FR, US…)",
+    country,
+  )
+  .action((options: verbs.ExportOptions) => {
+    if (options.for === undefined && (options.withMarked || options.country !== undefined))
+      program.error("error: --with-marked and --country go with --for <tool>; plain export keeps everyone.");
+    if (options.withMarked && options.withoutMarked)
+      program.error("error: export takes --with-marked or --without-marked: one of them.");
+    return run((context) => verbs.exportList(context, options));
+  });
 
 program
   .command("remove")
@@ -168,6 +189,18 @@ function reasonName(value: string): Reason {
   if (!(REASON_NAMES as readonly string[]).includes(value))
     throw new InvalidArgumentError(`It takes one of ${REASON_NAMES.join(", ")}.`);
   return value as Reason;
+}
+
+function toolName(value: string): MailingTool {
+  if (!(MAILING_TOOLS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`It takes one of ${MAILING_TOOLS.join(", ")}.`);
+  return value as MailingTool;
+}
+
+function country(value: string) {
+  const code = countryCode(value);
+  if (!code) throw new InvalidArgumentError("It takes a country's two-letter code, such as FR or US.");
+  return code;
 }
 
 function since(value: string): Date {

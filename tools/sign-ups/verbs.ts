@@ -11,7 +11,9 @@ import { isValidEmail, normalizeEmail } from "../../src/lib/sign-up-rules.ts";
 import { formatCount } from "./chart.ts";
 import { ConfigurationError } from "../../config/environment.ts";
 import { OwnerCommandError, REFUSED_ADDRESS, type PageAnswer, type SignUps } from "./client.ts";
-import { csvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
+import type { CountryCode } from "libphonenumber-js";
+import { csvWriter, toolCsvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
+import { TOOL_FORMATS, toolRow, type MailingTool } from "./mailing-tools.ts";
 import { formatLocal } from "./dates.ts";
 import { REASONS, type Reason } from "./marks.ts";
 import { countLines, EMPTY_LIST, PIPED_WIDTH, watchMarkdown } from "./report.ts";
@@ -221,43 +223,75 @@ export interface ExportOptions {
   output?: string;
   since?: Date;
   bom?: boolean;
+  /** The plain export: leave out the marked sign-ups. */
   withoutMarked?: boolean;
+  /** For a mailing tool's import: its columns, the marked left out unless `withMarked`. */
+  for?: MailingTool;
+  withMarked?: boolean;
+  /** Where national phones (without a country code) are dialled, for a tool's E.164. */
+  country?: CountryCode;
 }
 
-/** `export`: every sign-up as CSV, oldest first, with its marks' reasons. */
+/**
+ * `export`: every sign-up as CSV, oldest first, with its marks' reasons; or, `--for` a mailing
+ * tool, as that tool imports it, the marked left out unless `withMarked`.
+ */
 export async function exportList(
   { signUps, stdout, stderr }: VerbContext,
-  { output, since, bom = false, withoutMarked = false }: ExportOptions,
+  options: ExportOptions,
 ): Promise<void> {
+  const { output, since, bom = false, for: tool, withMarked = false, country } = options;
+  const leaveOutMarked = tool === undefined ? options.withoutMarked === true : !withMarked;
   const { marks, repeats } = await readMarks(signUps);
   const pages = signUps.pages({ since, newestFirst: false });
   let leftOut = 0;
-  async function* records(): AsyncGenerator<CsvRecord> {
+  const phones = { unreadable: 0, "no column": 0 };
+  async function* records(): AsyncGenerator<CsvRecord | string[]> {
     for await (const page of pages) {
       for (const row of page) {
         const review = reviewOf(row, marks, repeats);
-        if (review !== null && withoutMarked) {
+        if (review !== null && leaveOutMarked) {
           leftOut++;
           continue;
         }
         const { email, phone, created_at, source } = row;
-        yield { email, phone, created_at: toUtcIso(created_at), source, review };
+        if (tool === undefined) {
+          yield { email, phone, created_at: toUtcIso(created_at), source, review };
+          continue;
+        }
+        const { cells, phone: fate } = toolRow(tool, row, country);
+        if (fate === "unreadable" || fate === "no column") phones[fate]++;
+        yield cells;
       }
     }
   }
+  const writer = () =>
+    tool === undefined ? csvWriter({ bom }) : toolCsvWriter(TOOL_FORMATS[tool].columns, { bom });
   const exported = () => {
     const count = (pages.total() ?? 0) - leftOut;
+    const notes = [
+      leaveOutMarked &&
+        `left out ${leftOut} marked for review: list --marked shows why` +
+          (tool === undefined ? "" : "; --with-marked keeps them"),
+      phones.unreadable > 0 &&
+        `${phones.unreadable} ${phones.unreadable === 1 ? "phone" : "phones"} not read as a number, left empty` +
+          (country === undefined ? ": --country <code> reads those without a country code" : ""),
+      phones["no column"] > 0 &&
+        `${phones["no column"]} ${phones["no column"] === 1 ? "phone" : "phones"} left out, as ` +
+          `${TOOL_FORMATS[tool!].name} has no phone field: plain export keeps them`,
+    ].filter(Boolean);
     return (
       `${count} ${count === 1 ? "sign-up" : "sign-ups"}` +
-      (withoutMarked ? ` (left out ${leftOut} marked for review: list --marked shows why)` : "")
+      (tool === undefined ? "" : ` for ${TOOL_FORMATS[tool].name}`) +
+      (notes.length > 0 ? ` (${notes.join("; ")})` : "")
     );
   };
   if (output === undefined || output === "-") {
-    await pipeline(Readable.from(records()), csvWriter({ bom }), stdout, { end: false });
+    await pipeline(Readable.from(records()), writer(), stdout, { end: false });
     stderr.write(`Exported ${exported()}.\n`);
     return;
   }
-  await writeAtomically(output, (file) => pipeline(Readable.from(records()), csvWriter({ bom }), file));
+  await writeAtomically(output, (file) => pipeline(Readable.from(records()), writer(), file));
   stderr.write(`Exported ${exported()} to ${output}.\n`);
 }
 
