@@ -145,6 +145,42 @@ describe("count", () => {
   });
 });
 
+describe("watch", () => {
+  const refused = async () => ({ status: 400, constraint: "early_access_email_check" });
+
+  it("on an empty list says so, and that the project and the page's path answer", async () => {
+    const { context, stdout } = contextOf(fakeSignUps().signUps);
+    await verbs.watch(context, { url: "https://abc.supabase.co", checkPage: refused });
+    expect(stdout.text()).toBe(
+      "## Sign-ups, 2026-11-25 (UTC)\n\nNo sign-ups yet: the list is empty.\n\n" +
+        "The project answers: the list was read with the secret key, and the page's own sign-up path answered " +
+        "the publishable key as it should (an address the database refuses: HTTP 400, `early_access_email_check`; " +
+        "nothing stored).\n",
+    );
+  });
+
+  it("removes what the page's path stored, and fails", async () => {
+    const { signUps, calls } = fakeSignUps({ removeIds: async () => 1 });
+    const { context, stdout } = contextOf(signUps);
+    const stored = async () => ({ storedId: "the-row" });
+    await expect(verbs.watch(context, { url: "https://abc.supabase.co", checkPage: stored })).rejects.toThrow(
+      /stored "sign-ups watch: not an address", which the database must refuse/,
+    );
+    expect(calls.filter(([name]) => name === "removeIds")).toEqual([["removeIds", ["the-row"]]]);
+    expect(stdout.text()).toBe("");
+  });
+
+  it("reports the secret key's failure first when both fail", async () => {
+    const { context } = contextOf(
+      fakeSignUps({ totals: () => Promise.reject(new OwnerCommandError("the secret key's")) }).signUps,
+    );
+    const failing = () => Promise.reject(new OwnerCommandError("the page's"));
+    await expect(
+      verbs.watch(context, { url: "https://abc.supabase.co", checkPage: failing }),
+    ).rejects.toThrow("the secret key's");
+  });
+});
+
 describe("status", () => {
   const quiet = {
     totals: async (): Promise<Totals> => ({
