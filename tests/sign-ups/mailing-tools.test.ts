@@ -49,6 +49,7 @@ describe("toE164", () => {
   });
 });
 
+const readPhone = (phone: string) => toE164(phone);
 const SIGN_UP = {
   email: "ada@example.com",
   phone: "+44 20 7946 0000",
@@ -71,16 +72,18 @@ describe.each([
 ] as const)("for $tool", ({ tool, header, line }) => {
   it("writes its documented columns, UTF-8 with a header row", async () => {
     const csv = await text(
-      Readable.from([toolRow(tool, SIGN_UP).cells]).pipe(toolCsvWriter(TOOL_FORMATS[tool].columns)),
+      Readable.from([toolRow(tool, SIGN_UP, readPhone).cells]).pipe(
+        toolCsvWriter(TOOL_FORMATS[tool].columns),
+      ),
     );
     expect(csv).toBe(`${header}\r\n${line}\r\n`);
   });
 
   it("says what became of a phone: none, in E.164, unreadable, or no column for it", () => {
     const takesPhone = TOOL_FORMATS[tool].takesPhone;
-    expect(toolRow(tool, { ...SIGN_UP, phone: null }).phone).toBe("none");
-    expect(toolRow(tool, SIGN_UP).phone).toBe(takesPhone ? "e164" : "no column");
-    expect(toolRow(tool, { ...SIGN_UP, phone: "call me" }).phone).toBe(
+    expect(toolRow(tool, { ...SIGN_UP, phone: null }, readPhone).phone).toBe("none");
+    expect(toolRow(tool, SIGN_UP, readPhone).phone).toBe(takesPhone ? "e164" : "no column");
+    expect(toolRow(tool, { ...SIGN_UP, phone: "call me" }, readPhone).phone).toBe(
       takesPhone ? "unreadable" : "no column",
     );
   });
@@ -173,5 +176,11 @@ describe("export --for, in this process", () => {
     },
   ] as const)("$case", async ({ tool, options, csv, message }) => {
     expect(await exportFor(tool, options)).toEqual({ csv, message });
+  });
+
+  it("refuses a country phones do not know, before it writes anything", async () => {
+    await expect(exportFor("brevo", { country: "ZZ" })).rejects.toThrow(
+      "--country ZZ is no country that phones know, such as FR or US.",
+    );
   });
 });

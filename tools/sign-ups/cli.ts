@@ -8,7 +8,6 @@ import { connect, type ConnectOptions, type Connection } from "./connection.ts";
 import { localTimeZone, parseSince } from "./dates.ts";
 import { MAILING_TOOLS, type MailingTool } from "./mailing-tools.ts";
 import { REASON_NAMES, REASONS, type Reason } from "./marks.ts";
-import { countryCode } from "./phones.ts";
 import * as verbs from "./verbs.ts";
 
 /** Where tests give the command its "now" (an ISO 8601 instant), so that none waits for the clock. */
@@ -197,10 +196,11 @@ function toolName(value: string): MailingTool {
   return value as MailingTool;
 }
 
-function country(value: string) {
-  const code = countryCode(value);
-  if (!code) throw new InvalidArgumentError("It takes a country's two-letter code, such as FR or US.");
-  return code;
+/** A two-letter country code, upper-cased; whether phones know it is for the export to say. */
+function country(value: string): string {
+  if (!/^[a-z]{2}$/i.test(value.trim()))
+    throw new InvalidArgumentError("It takes a country's two-letter code, such as FR or US.");
+  return value.trim().toUpperCase();
 }
 
 function since(value: string): Date {

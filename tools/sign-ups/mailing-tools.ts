@@ -3,8 +3,6 @@
 // it names, only those the list can fill (Kit takes an empty cell as "erase what you hold"),
 // phones in E.164 where it has a phone field, ISO 8601 dates where it reads them. UTF-8 with a
 // header row (csv.ts), and nothing for a spreadsheet (no `'` before a `+`): the file is the tool's.
-import type { CountryCode } from "libphonenumber-js";
-import { toE164 } from "./phones.ts";
 
 export const MAILING_TOOLS = ["mailchimp", "brevo", "resend", "loops", "kit"] as const;
 export type MailingTool = (typeof MAILING_TOOLS)[number];
@@ -66,11 +64,18 @@ export interface ToolRow {
   phone: "none" | "e164" | "unreadable" | "no column";
 }
 
-/** A sign-up as `tool` imports it; national phones are read as dialled in `country`. */
-export function toolRow(tool: MailingTool, signUp: SignUpFields, country?: CountryCode): ToolRow {
+/**
+ * A sign-up as `tool` imports it, its phone read by `toE164` (phones.ts, which the caller loads
+ * only for a tool that takes phones: its rules take a while to load).
+ */
+export function toolRow(
+  tool: MailingTool,
+  signUp: SignUpFields,
+  toE164: (phone: string) => string | null,
+): ToolRow {
   const format = TOOL_FORMATS[tool];
   if (signUp.phone === null) return { cells: format.row(signUp, null), phone: "none" };
   if (!format.takesPhone) return { cells: format.row(signUp, null), phone: "no column" };
-  const e164 = toE164(signUp.phone, country);
+  const e164 = toE164(signUp.phone);
   return { cells: format.row(signUp, e164), phone: e164 === null ? "unreadable" : "e164" };
 }

@@ -7,7 +7,6 @@ import { appendFileSync, createWriteStream, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { CountryCode } from "libphonenumber-js";
 import { ConfigurationError } from "../../config/environment.ts";
 import { isValidEmail, normalizeEmail } from "../../src/lib/sign-up-rules.ts";
 import { formatCount } from "./chart.ts";
@@ -228,8 +227,8 @@ export interface ExportOptions {
   /** For a mailing tool's import: its columns, the marked left out unless `withMarked`. */
   for?: MailingTool;
   withMarked?: boolean;
-  /** Where national phones (without a country code) are dialled, for a tool's E.164. */
-  country?: CountryCode;
+  /** Where national phones (without a country code) are dialled, for a tool's E.164: `FR`. */
+  country?: string;
 }
 
 /**
@@ -242,6 +241,7 @@ export async function exportList(
 ): Promise<void> {
   const { output, since, bom = false, for: tool, withMarked = false, country } = options;
   const leaveOutMarked = tool === undefined ? options.withoutMarked === true : !withMarked;
+  const readPhone = tool === undefined ? null : await phoneReader(country);
   const { marks, repeats } = await readMarks(signUps);
   const pages = signUps.pages({ since, newestFirst: false });
   let leftOut = 0;
@@ -259,7 +259,7 @@ export async function exportList(
           yield { email, phone, created_at: toUtcIso(created_at), source, review };
           continue;
         }
-        const { cells, phone: fate } = toolRow(tool, row, country);
+        const { cells, phone: fate } = toolRow(tool, row, readPhone!);
         if (fate === "unreadable" || fate === "no column") phones[fate]++;
         yield cells;
       }
@@ -293,6 +293,19 @@ export async function exportList(
   }
   await writeAtomically(output, (file) => pipeline(Readable.from(records()), writer(), file));
   stderr.write(`Exported ${exported()} to ${output}.\n`);
+}
+
+/**
+ * Phones read into E.164, dialled from `country` when one is given: phones.ts loaded only now, as
+ * only `export --for` needs its rules, which take a while to load.
+ */
+async function phoneReader(country: string | undefined): Promise<(phone: string) => string | null> {
+  const { countryCode, toE164 } = await import("./phones.ts");
+  if (country === undefined) return (phone) => toE164(phone);
+  const code = countryCode(country);
+  if (code === null)
+    throw new OwnerCommandError(`--country ${country} is no country that phones know, such as FR or US.`);
+  return (phone) => toE164(phone, code);
 }
 
 /**
