@@ -11,6 +11,7 @@ import {
   type Column,
   type Filter,
   type OrderTerm,
+  type SelectItem,
   type Statement,
 } from "./statements.ts";
 
@@ -197,6 +198,21 @@ function columnName(raw: string): string {
   return name;
 }
 
+/**
+ * A `select` item: `*`, or a column with PostgREST's cast if any (`email::text`), whose type
+ * PostgREST takes as letters and digits, never quoted.
+ */
+function selectItem(raw: string): SelectItem {
+  const match = /^\s*("[^"]*"|[^:"]+)(?:::([A-Za-z0-9_]+))?\s*$/.exec(raw);
+  if (!match) throw notImplemented(`The select item '${raw}' is`);
+  const [, column = "", cast = null] = match;
+  if (column.trim() === "*") {
+    if (cast) throw notImplemented(`The select item '${raw}' is`);
+    return { column: "*", cast: null };
+  }
+  return { column: columnName(column), cast };
+}
+
 const OPERATORS: Record<string, "=" | ">="> = { eq: "=", gte: ">=" };
 
 /**
@@ -266,7 +282,7 @@ function parseQuery(query: URLSearchParams, method: string) {
   ].map((name) => query.get(name));
   if (method !== "GET" && (order ?? limit ?? offset) !== null) throw notImplemented("Paging a write is");
   return {
-    select: select.map((item) => (item.trim() === "*" ? "*" : columnName(item))),
+    select: select.map(selectItem),
     columnsParam: columns === null ? null : columns.split(",").map(columnName),
     onConflict: onConflict === null ? null : onConflict.split(",").map(columnName),
     filters,

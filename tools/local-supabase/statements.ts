@@ -23,20 +23,29 @@ export type OrderTerm = {
 
 export type Statement = { text: string; params: string[] };
 
-/** The columns to send back (`*` allowed); null sends none, and needs no SELECT privilege. */
-export type Selection = string[] | null;
+/** A column to send back (`*` for all), cast as `?select=email::text` asks (PostgREST's CAST). */
+export type SelectItem = { column: string; cast: string | null };
+
+/** The columns to send back; null sends none, and needs no SELECT privilege. */
+export type Selection = SelectItem[] | null;
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const qualified = (table: string) => `${quote(EXPOSED_SCHEMA)}.${quote(table)}`;
-const columnsOf = (relation: string, selection: string[]) =>
-  selection.map((name) => `${relation}.${name === "*" ? "*" : quote(name)}`).join(", ");
+/** The selection as a select list; casts too, or (a write's RETURNING) only the columns. */
+const columnsOf = (relation: string, selection: SelectItem[], { casts = true } = {}) =>
+  selection
+    .map(({ column, cast }) => {
+      const field = `${relation}.${column === "*" ? "*" : quote(column)}`;
+      return cast && casts ? `CAST(${field} AS ${cast}) AS ${quote(column)}` : field;
+    })
+    .join(", ");
 
 /** The rows as the answer's body (PostgREST's handlerF), or none. */
 const body = (rows: boolean) => (rows ? "coalesce(json_agg(_postgrest_t), '[]')::text" : "''");
 
 export interface Read {
   table: string;
-  selection: string[];
+  selection: SelectItem[];
   filters: Filter[];
   order: OrderTerm[];
   limit: number;
@@ -102,9 +111,13 @@ export function deleteStatement(table: string, filters: Filter[], selection: Sel
   return mutation(table, selection, params, `DELETE FROM ${qualified(table)}${filter}`);
 }
 
-/** A write wrapped as PostgREST wraps it: without a selection it returns `1` per row. */
+/**
+ * A write wrapped as PostgREST wraps it: without a selection it returns `1` per row. Casts apply
+ * in the outer select, after the write and its triggers, in the same statement: a cast that
+ * fails rolls the write back.
+ */
 function mutation(table: string, selection: Selection, params: string[], write: string): Statement {
-  const returning = selection ? columnsOf(qualified(table), selection) : "1";
+  const returning = selection ? columnsOf(qualified(table), selection, { casts: false }) : "1";
   const columns = selection ? columnsOf(quote(table), selection) : "1";
   return {
     text:
