@@ -1,6 +1,6 @@
 // `npm run sign-ups -- watch`, which a scheduled job runs: it reads the list with the secret key,
 // sends the page's own sign-up request with the publishable key (an address the database's check
-// refuses, so that nothing is stored and no sign-up rule counts it), and reports in Markdown; it
+// refuses, so that nothing is stored and no sign-up rule charges or counts it), and reports in Markdown; it
 // fails, in one line saying what to do, when the project or either key does not answer as it
 // should. In this process against the local Supabase and servers that answer as a paused or
 // failing project does, then as the job runs it, a process of its own.
@@ -95,15 +95,19 @@ describe("against the local Supabase", () => {
   });
   afterAll(() => backend?.close());
 
-  /** What a sign-up, counted or refused, would change: the rows, the sources' buckets, the failed requests. */
+  /**
+   * What a sign-up, charged or counted, would change: the rows, the sources' buckets, and every
+   * counter the rules keep in a sequence of `private` (whatever the rules name them).
+   */
   async function traces() {
     const { rows } = await owner.query(`
       select (select array_agg(email order by email) from public.early_access) as emails,
              (select count(*)::integer from public.early_access_marks) as marks,
              (select coalesce(array_agg(encode(source_key, 'hex') || empty_at::text order by source_key), '{}')
                 from private.sign_up_sources) as sources,
-             (select sum(coalesce(pg_catalog.pg_sequence_last_value(format('private.failed_requests_%s', n)::regclass), 0))::text
-                from generate_series(0, 255) n) as failed_requests`);
+             (select coalesce(sum(coalesce(pg_catalog.pg_sequence_last_value(c.oid), 0)), 0)::text
+                from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+               where n.nspname = 'private' and c.relkind = 'S') as counters`);
     return rows[0];
   }
 
@@ -127,7 +131,8 @@ describe("against the local Supabase", () => {
     // Whereas a sign-up the checks let through is counted against its source.
     const visitor = createClient(backend.url, backend.publishableKey, { auth: { persistSession: false } });
     expect((await visitor.from("early_access").insert({ email: "control@example.com" })).status).toBe(201);
-    expect((await traces())!.sources).not.toEqual(before!.sources);
+    const after = (await traces())!;
+    expect([after.sources, after.counters]).not.toEqual([before!.sources, before!.counters]);
     await owner.exec("delete from public.early_access where email = 'control@example.com'");
   });
 
