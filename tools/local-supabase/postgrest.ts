@@ -213,18 +213,61 @@ function selectItem(raw: string): SelectItem {
   return { column: columnName(column), cast };
 }
 
-const OPERATORS: Record<string, Filter["operator"]> = { eq: "=", gte: ">=" };
+const OPERATORS: Record<string, "=" | ">="> = { eq: "=", gte: ">=" };
 
-/** `select`, `columns`, `order`, `limit`, `offset`, and `eq` and `gte` filters. */
+/**
+ * A filter as PostgREST reads it (QueryParams.hs): `eq.x`, `gte.x`, `in.(a,"b,c")`, `is.null`,
+ * each optionally after `not.`; null for anything else.
+ */
+function filterOf(column: string, text: string): Filter | null {
+  const negated = text.startsWith("not.");
+  const [operator, ...rest] = (negated ? text.slice("not.".length) : text).split(".");
+  const value = rest.join(".");
+  if (rest.length === 0) return null;
+  if (Object.hasOwn(OPERATORS, operator!)) return { column, negated, operator: OPERATORS[operator!]!, value };
+  if (operator === "is" && value === "null") return { column, negated, operator: "is null" };
+  if (operator === "in") {
+    const values = listValues(value);
+    return values && { column, negated, operator: "in", values };
+  }
+  return null;
+}
+
+/**
+ * The values of an `in` list, `(a,"b,c","d\"e")`: each bare up to the next comma, or in double
+ * quotes with `\` escaping the next character; null for anything else.
+ */
+function listValues(text: string): string[] | null {
+  if (!text.startsWith("(") || !text.endsWith(")")) return null;
+  const values: string[] = [];
+  const inner = text.slice(1, -1);
+  const element = /"((?:[^"\\]|\\.)*)"(?=,|$)|([^,"]*)/y;
+  if (inner === "") return values;
+  for (let at = 0; at <= inner.length;) {
+    element.lastIndex = at;
+    const match = element.exec(inner);
+    if (!match || (match[1] === undefined && match[2] === undefined)) return null;
+    values.push(match[1] !== undefined ? match[1].replace(/\\(.)/g, "$1") : match[2]!);
+    at = element.lastIndex;
+    if (at === inner.length) break;
+    if (inner[at] !== ",") return null;
+    at++;
+  }
+  return values;
+}
+
+/** `select`, `columns`, `order`, `limit`, `offset`, and `eq`, `gte`, `in` and `is.null` filters. */
 function parseQuery(query: URLSearchParams, method: string) {
   const filters: Filter[] = [];
   for (const [key, value] of query) {
     if (["select", "columns", "order", "limit", "offset", "on_conflict"].includes(key)) continue;
-    const [operator, ...rest] = value.split(".");
-    if (!Object.hasOwn(OPERATORS, operator!) || rest.length === 0) {
-      throw notImplemented(`The parameter '${key}=${value}' is: only eq and gte filters are`);
+    const filter = filterOf(columnName(key), value);
+    if (!filter) {
+      throw notImplemented(
+        `The parameter '${key}=${value}' is: only eq, gte, in and is.null filters (and their not.) are`,
+      );
     }
-    filters.push({ column: columnName(key), operator: OPERATORS[operator!]!, value: rest.join(".") });
+    filters.push(filter);
   }
   const select = query.get("select")?.split(",") ?? ["*"];
   // Aggregates (`count()`), which Supabase leaves disabled (db-aggregates-enabled).

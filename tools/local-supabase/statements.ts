@@ -7,7 +7,13 @@ export const EXPOSED_SCHEMA = "public";
 /** A column as an insert casts the body's JSON to it: its type without modifiers. */
 export type Column = { name: string; type: string };
 
-export type Filter = { column: string; operator: "=" | ">="; value: string };
+/**
+ * A filter of the query string: `eq`, `gte` and `in` compare with values, `is` only with null;
+ * `negated` for PostgREST's `not.` before the operator.
+ */
+export type Filter = { column: string; negated?: boolean } & (
+  { operator: "=" | ">="; value: string } | { operator: "in"; values: string[] } | { operator: "is null" }
+);
 
 export type OrderTerm = {
   column: string;
@@ -122,12 +128,29 @@ function mutation(table: string, selection: Selection, params: string[], write: 
   };
 }
 
-/** ` WHERE "t"."c" >= $n AND …`; each value a parameter, left for Postgres to type. */
+/**
+ * ` WHERE "t"."c" >= $n AND …`; each value a parameter, left for Postgres to type (an `in` list as
+ * one array, `= ANY ($n)`, as PostgREST sends it).
+ */
 function where(table: string, filters: Filter[], params: string[]): string {
   if (filters.length === 0) return "";
-  const conditions = filters.map(({ column, operator, value }) => {
-    params.push(value);
-    return `${quote(table)}.${quote(column)} ${operator} $${params.length}`;
+  const conditions = filters.map((filter) => {
+    const column = `${quote(table)}.${quote(filter.column)}`;
+    let condition: string;
+    if (filter.operator === "is null") condition = `${column} IS NULL`;
+    else if (filter.operator === "in") {
+      params.push(arrayLiteral(filter.values));
+      condition = `${column} = ANY ($${params.length})`;
+    } else {
+      params.push(filter.value);
+      condition = `${column} ${filter.operator} $${params.length}`;
+    }
+    return filter.negated ? `NOT (${condition})` : condition;
   });
   return ` WHERE ${conditions.join(" AND ")}`;
+}
+
+/** A PostgreSQL array literal of these values, each quoted, `"` and `\\` escaped: `{"a","b,c"}`. */
+function arrayLiteral(values: string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
 }
