@@ -15,6 +15,9 @@ export default defineConfig({
   testMatch: "**/*.spec.ts",
   outputDir: "test-results",
   fullyParallel: true,
+  // Two browsers at once on the 2-core machine: a browser test mostly waits (for the page, its
+  // timers, the local Supabase).
+  workers: 2,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",

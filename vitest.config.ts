@@ -10,7 +10,8 @@ useTestEnvironment();
 /**
  * The run's PostgreSQL server of one major, set up as a hosted Supabase project is
  * (tests/support/). Hosted Supabase runs 15 and 17: what the tests prove about the database, they
- * prove on each, a project per major (`database` on 17, `database-pg15` on 15, and so on).
+ * prove on 17, and again on 15 wherever the major can change the answer (ON_POSTGRES_15), a project
+ * per major (`database` on 17, `database-pg15` on 15, and so on).
  */
 const postgres = (major: PostgresMajor) => ({
   environment: "node",
@@ -22,9 +23,54 @@ const postgres = (major: PostgresMajor) => ({
 /** The site built once into the run's own folder. */
 const build = { environment: "node", globalSetup: ["tests/support/build.setup.ts"] };
 
+/**
+ * On PostgreSQL 15, only what can differ between majors: what the server itself decides (its
+ * catalog, grants, locks, plans, error messages, regular expressions and Unicode tables), every
+ * function of the rules once, and their answers through the local Supabase. Not what runs in Node
+ * alone, nor what repeats a function 17 has already run at other inputs. Each file, and why:
+ */
+const ON_POSTGRES_15 = {
+  database: [
+    "access", // who may read and write what: grants and row level security
+    "addresses", // the checks on an address and a phone: the server's regular expressions and Unicode tables
+    "concurrency", // the unique check and ON CONFLICT between concurrent transactions: the server's locks
+    "deploy", // `supabase db push` with the real CLI, against that major
+    "failed-requests", // the failed requests' counts: sequences, setval, advisory locks, the duplicate's trigger
+    "schema", // the migrations build what the schema files declare, read from that major's catalog
+    "security-advisor", // the Advisor's lints and the API roles' privileges, from that major's catalog
+    "sign-up-limits", // every function of the rules once (inet, jsonb, hashing, row locks, plans), through the endpoint
+    // Not: client-address (the gateway takes the socket's address, in Node); migration-names
+    // (file names, no server); sign-up-buckets (the same functions' arithmetic at many instants).
+  ],
+  "local-supabase": [
+    "database", // Supabase's roles, a request's transaction and its settings
+    "errors", // Postgres's own messages, details and hints, which change between majors
+    "owner-views", // the views the owner's command reads: counted, grouped and matched by the server
+    "read-back", // the read-back's policy between concurrent requests, and its plan: an index lookup
+    "reading", // order, limit, counts and filters on tables and views, run as SQL
+    "sign-up", // the site's call, and the rules' answers to it through the endpoint
+    // Not: gateway and http-edges (keys, CORS, routes, body limits, bad input: refused in Node
+    // before any SQL); process, data-folder, persistence, server-log (`npm run backend`'s, which
+    // runs 17 only).
+  ],
+  "sign-ups": [
+    "marks", // the same mailbox found by the server's view (regular expressions), beside the pure rules
+    // Not: owner-command (the command is a client of the endpoint: its reads are the views above,
+    // and its formatting, process and data folder are the same on any major); the pure parts.
+  ],
+};
+const onPostgres15 = (folder: keyof typeof ON_POSTGRES_15) =>
+  ON_POSTGRES_15[folder].map((file) => `tests/${folder}/${file}.test.ts`);
+
 // One project per subject, named after its folder in tests/ (tests/README.md).
 export default defineConfig({
   test: {
+    // Files run side by side, more of them than the machine has cores: most of a database test's
+    // time is spent waiting for PostgreSQL, a process or a build, not running (Vitest's default
+    // is one fewer than the cores: one file at a time on 2). Not more: tests with timeouts, and
+    // the failed requests' floods that must outrun a bucket's drip, then starve on a busy
+    // machine (4 beside the browser tests did). VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 3,
     projects: [
       {
         // The site's logic and islands, in a simulated DOM.
@@ -35,22 +81,13 @@ export default defineConfig({
       { test: { name: "site-build", include: ["tests/site/build/**/*.test.ts"], ...build } },
       // The database's rules, on a real server with real concurrent connections.
       { test: { name: "database", include: ["tests/database/**/*.test.ts"], ...postgres(17) } },
-      { test: { name: "database-pg15", include: ["tests/database/**/*.test.ts"], ...postgres(15) } },
+      { test: { name: "database-pg15", include: onPostgres15("database"), ...postgres(15) } },
       // The local Supabase: its REST answers, its process and its data folder.
       { test: { name: "local-supabase", include: ["tests/local-supabase/**/*.test.ts"], ...postgres(17) } },
-      // Its answers again on 15; its process, data folder and log are `npm run backend`'s, on 17.
-      {
-        test: {
-          name: "local-supabase-pg15",
-          include: ["tests/local-supabase/**/*.test.ts"],
-          exclude: ["tests/local-supabase/{process,data-folder,persistence,server-log}.test.ts"],
-          ...postgres(15),
-        },
-      },
+      { test: { name: "local-supabase-pg15", include: onPostgres15("local-supabase"), ...postgres(15) } },
       // The owner's command, as a process and its pure parts.
       { test: { name: "sign-ups", include: ["tests/sign-ups/**/*.test.ts"], ...postgres(17) } },
-      // The owner's command against a project on 15.
-      { test: { name: "sign-ups-pg15", include: ["tests/sign-ups/owner-command.test.ts"], ...postgres(15) } },
+      { test: { name: "sign-ups-pg15", include: onPostgres15("sign-ups"), ...postgres(15) } },
       // The static host `npm start` uses, and deploy/nginx.conf in a real nginx.
       { test: { name: "hosting", include: ["tests/hosting/**/*.test.ts"], ...build } },
       // The settings the build and every command read.

@@ -4,8 +4,11 @@
 // transaction: the request's settings with anon's 3 s statement timeout, the insert and its
 // read-back), without HTTP in between.
 //
-// 1. One at a time: a refusal from an address past its ceiling against a sign-up from a new
-//    source, taking turns (medians).
+// 1. A flood of 3,000 at once from one address, 100 at a time, against the schema's ceiling of
+//    1,000 an hour: how many it stores (between the ceiling and twice it), and that every other
+//    answer is 429 with a Retry-After of at most the hour's drip (the tests prove the same, and
+//    that forged headers change nothing, with a ceiling of 12). Then, one at a time: a refusal
+//    from that address against a sign-up from a new source, taking turns (medians).
 // 2. How much the private tables grow per 1,000 refusals.
 // 3. Visitors from random networks at a steady 20 a second on a pool of their own: their p99
 //    alone, then during a flood offered at 400 a second from one /24 over 50 connections.
@@ -26,6 +29,7 @@ import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
 import { median, ms, startBenchCluster, table } from "./support.ts";
 
+const FLOOD_AT_ONCE = 3_000;
 const ONE_AT_A_TIME = 300;
 const REFUSALS_FOR_GROWTH = 1_000;
 const FLOOD_PER_SECOND = 400;
@@ -92,6 +96,7 @@ const FORGET_COUNTS = `
 interface Answer {
   status: number;
   ms: number;
+  retryAfter?: string;
 }
 
 async function send(
@@ -100,8 +105,8 @@ async function send(
   request = signUpRequest(address),
 ): Promise<Answer> {
   const sent = performance.now();
-  const { status } = await handle(request);
-  return { status, ms: performance.now() - sent };
+  const { status, headers } = await handle(request);
+  return { status, ms: performance.now() - sent, retryAfter: headers["retry-after"] };
 }
 
 const percentile = (values: number[], p: number) => {
@@ -163,14 +168,25 @@ async function flood(major: PostgresMajor): Promise<void> {
     const floodHandle = await handlerOver(FLOOD_CONNECTIONS);
     const visitorHandle = await handlerOver(10);
 
-    // 1. An address at its ceiling: sign up from it until it is refused.
+    // 1. A flood from one address, 100 at a time: its ceiling stored, the rest refused.
     const flooder = "198.18.0.1";
-    let stored = 0;
-    for (let refused = false; !refused;) {
-      const answers = await Promise.all(Array.from({ length: 50 }, () => send(floodHandle, flooder)));
-      stored += answers.filter(({ status }) => status === 201).length;
-      refused = answers.some(({ status }) => status === 429);
+    const { rows: ceilings } = await owner.query<{ max: number; seconds: number }>(
+      `select max_sign_ups as max, extract(epoch from window_length)::float8 as seconds
+         from private.sign_up_limits where kind = 'ceiling' and name = 'per address per hour'`,
+    );
+    const ceiling = ceilings[0]!;
+    const flooded: Answer[] = [];
+    for (let sent = 0; sent < FLOOD_AT_ONCE; sent += 100) {
+      flooded.push(...(await Promise.all(Array.from({ length: 100 }, () => send(floodHandle, flooder)))));
     }
+    const firstRefusal = flooded.findIndex(({ status }) => status === 429);
+    const stored = flooded.slice(0, firstRefusal).filter(({ status }) => status === 201).length;
+    const storedInAll = flooded.filter(({ status }) => status === 201).length;
+    const floodRefused = flooded.filter(({ status }) => status === 429);
+    const floodOthers = flooded.length - storedInAll - floodRefused.length;
+    const drip = Math.ceil(ceiling.seconds / ceiling.max);
+    const retryAfters = floodRefused.map(({ retryAfter }) => Number(retryAfter));
+    const retryAfterOk = retryAfters.every((seconds) => seconds >= 1 && seconds <= drip);
     const refusals: number[] = [];
     const newSources: number[] = [];
     // A bucket past its ceiling still drips: one more sign-up fits every few seconds.
@@ -302,6 +318,21 @@ async function flood(major: PostgresMajor): Promise<void> {
         table(
           ["", "figure", "target"],
           [
+            [
+              `a flood of ${FLOOD_AT_ONCE.toLocaleString("en")} at once from one address: stored`,
+              String(storedInAll),
+              `${storedInAll >= ceiling.max && storedInAll <= 2 * ceiling.max ? "PASS" : "MISS"} (${ceiling.max.toLocaleString("en")} to ${(2 * ceiling.max).toLocaleString("en")})`,
+            ],
+            [
+              "its other answers",
+              `${floodRefused.length} × 429, ${floodOthers} other`,
+              `${floodOthers === 0 ? "PASS" : "MISS"} (only 429)`,
+            ],
+            [
+              "their Retry-After",
+              `${Math.min(...retryAfters)} to ${Math.max(...retryAfters)} s`,
+              `${retryAfterOk ? "PASS" : "MISS"} (1 to ${drip} s, the hour's drip)`,
+            ],
             [
               "a refusal (median)",
               ms(median(refusals)),

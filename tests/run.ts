@@ -1,62 +1,121 @@
-// `npm test`: build the site once, then run every suite against that build: units, the
-// local Supabase's contract and the size budget (Vitest), then the browser tests (Playwright).
-// Ends with one line counting every test that ran, "N passed, N failed, N skipped", whatever
-// failed; the exit status is non-zero if any step failed. A failed build runs no tests.
+// `npm test`: build the site once, then run every suite against that build: the Vitest projects
+// (units, the database, the local Supabase, the build's checks), then the browser tests
+// (Playwright). Each runs its own files side by side (vitest.config.ts, playwright.config.ts); the
+// two steps take turns, as together they left too little of the 2 cores to each for tests with
+// timeouts. Ends with how long each part took, then one line counting every test that ran,
+// "N passed, N failed, N skipped", whatever failed; the exit status is non-zero if any step
+// failed. A failed build runs no tests.
+//
+// `npm test -- <paths>` runs only those files: `.spec.ts` ones with Playwright, the others with
+// Vitest; a step given no file of its kind is skipped.
 //
 // Everything runs in a world of its own (tests/test-environment.ts): its own ports, its own
 // build folder, a throwaway database, whatever `.env` says and whatever else is running.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { packageBin } from "../tools/processes.ts";
+import type { ProjectTimes } from "./support/project-times.ts";
 import { useTestEnvironment } from "./test-environment.ts";
 
 const { dist } = useTestEnvironment();
 const runFolder = dirname(dist);
 const vitestReport = join(runFolder, "vitest.json");
+const projectTimes = join(runFolder, "vitest-projects.json");
 const playwrightReport = join(runFolder, "playwright.json");
 
-const steps: [string, string[], NodeJS.ProcessEnv?][] = [
-  ["build", [packageBin("astro"), "build", "--outDir", dist]],
-  [
-    "vitest",
-    [
-      packageBin("vitest"),
-      "run",
-      "--reporter=default",
-      "--reporter=json",
-      `--outputFile.json=${vitestReport}`,
-    ],
-  ],
-  [
-    "playwright",
-    [packageBin("@playwright/test"), "test", `--reporter=${process.env.CI ? "list,html" : "list"},json`],
-    { E2E_PREBUILT: "1", PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
-  ],
-];
+const paths = process.argv.slice(2);
+const specs = paths.filter((path) => path.endsWith(".spec.ts"));
+const others = paths.filter((path) => !path.endsWith(".spec.ts"));
 
+interface Step {
+  name: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+const build: Step = { name: "build", args: [packageBin("astro"), "build", "--outDir", dist] };
+const vitest: Step = {
+  name: "vitest",
+  args: [
+    packageBin("vitest"),
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${vitestReport}`,
+    "--reporter=./tests/support/project-times.ts",
+    ...others,
+  ],
+  env: { VITEST_PROJECT_TIMES: projectTimes },
+};
+const playwright: Step = {
+  name: "playwright",
+  args: [
+    packageBin("@playwright/test"),
+    "test",
+    `--reporter=${process.env.CI ? "list,html" : "list"},json`,
+    ...specs,
+  ],
+  env: { E2E_PREBUILT: "1", PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
+};
+
+/** How long each step took, in ms. */
+const took = new Map<string, number>();
+
+/** Runs a step to its end; whether it passed. */
+function run({ name, args, env }: Step): Promise<boolean> {
+  console.log(`\n▶ ${name}`);
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  return new Promise((resolve) =>
+    child.on("close", (status) => {
+      took.set(name, performance.now() - started);
+      if (status !== 0) console.error(`✖ ${name} failed (exit ${status})`);
+      resolve(status === 0);
+    }),
+  );
+}
+
+const started = performance.now();
 /** The steps that failed, each with what it left undone. */
 const failures: string[] = [];
-for (const [name, args, env] of steps) {
-  console.log(`\n▶ ${name}`);
-  const { status } = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
-  if (status === 0) continue;
-  console.error(`✖ ${name} failed (exit ${status})`);
-  // The tests need the build; a failed test step leaves the next one to run and be counted.
-  if (name === "build") {
-    failures.push("build failed, no tests ran");
-    break;
-  }
-  failures.push(`${name} failed`);
+if (!(await run(build))) {
+  failures.push("build failed, no tests ran");
+} else {
+  const chosen = paths.length
+    ? [...(others.length ? [vitest] : []), ...(specs.length ? [playwright] : [])]
+    : [vitest, playwright];
+  // A failed step leaves the next one to run and be counted.
+  for (const step of chosen) if (!(await run(step))) failures.push(`${step.name} failed`);
 }
+const total = performance.now() - started;
 
 /** A step's JSON report, if it got as far as writing one. */
 const report = (path: string) => (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : null);
-const vitest = report(vitestReport);
-const playwright = report(playwrightReport)?.stats;
-const passed = (vitest?.numPassedTests ?? 0) + (playwright?.expected ?? 0) + (playwright?.flaky ?? 0);
-const failed = (vitest?.numFailedTests ?? 0) + (playwright?.unexpected ?? 0);
-const skipped = (vitest?.numPendingTests ?? 0) + (vitest?.numTodoTests ?? 0) + (playwright?.skipped ?? 0);
-const failedSteps = failures.length ? `; ${failures.join("; ")}` : "";
-console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped${failedSteps}`);
+const vitestResults = report(vitestReport);
+const projects = report(projectTimes) as Record<string, ProjectTimes> | null;
+const browser = report(playwrightReport)?.stats;
+
+// How long each part took: wall time per step, and per Vitest project its span (projects overlap)
+// and its files' durations added up (steadier on a busy machine).
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const rows: string[][] = [...took].map(([name, ms]) => [name, seconds(ms), ""]);
+for (const [name, times] of Object.entries(projects ?? {}).sort(([, a], [, b]) => b.fileMs - a.fileMs)) {
+  const counted = `${times.passed + times.failed + times.skipped} tests in ${times.files} files`;
+  rows.push([`  ${name}`, seconds(times.end - times.start), `files ${seconds(times.fileMs)}; ${counted}`]);
+}
+rows.push(["total", seconds(total), ""]);
+const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+console.log(`\nTime taken (wall; Vitest's projects overlap):`);
+for (const [name, wall, note] of rows) {
+  console.log(`  ${name!.padEnd(widths[0]!)}  ${wall!.padStart(widths[1]!)}  ${note}`.trimEnd());
+}
+
+const passed = (vitestResults?.numPassedTests ?? 0) + (browser?.expected ?? 0) + (browser?.flaky ?? 0);
+const failed = (vitestResults?.numFailedTests ?? 0) + (browser?.unexpected ?? 0);
+const skipped =
+  (vitestResults?.numPendingTests ?? 0) + (vitestResults?.numTodoTests ?? 0) + (browser?.skipped ?? 0);
+if (failures.length) console.log(`\n${failures.join("; ")}`);
+// The last line, alone, is what CI reads.
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failures.length ? 1 : 0);

@@ -47,7 +47,14 @@ function chooseTestEnvironment(): Record<string, string> {
   const folder = mkdtempSync(join(tmpdir(), "future-awaits-tests-"));
   // The process that chose the run's folder removes it (its build, its reports) when it exits.
   process.on("exit", () => rmSync(folder, { recursive: true, force: true }));
-  return settings(folder, sitePort, apiPort);
+  return {
+    ...settings(folder, sitePort, apiPort),
+    // Node keeps the code it compiles for every process of the run (the owner's command, npm
+    // start, the builds, the test workers: hundreds of starts of the same modules), so each start
+    // after the first skips most of its compiling. Not a setting of the project: nothing a test
+    // proves depends on it, and the developer's commands the tests run keep it too.
+    NODE_COMPILE_CACHE: join(folder, "node-compile-cache"),
+  };
 }
 
 /** Every variable a test run sets: each setting the project reads, and the run's own markers. */

@@ -137,8 +137,8 @@ $$;
 --
 -- Each ceiling is a leaky bucket per client, as every limit is (20_sign_up_limits.sql), kept in
 -- one of its slots: the client's key picks the slot. A slot's sequence holds, in one bigint, the
--- instant its bucket is empty again, in hundredths of a second since 1970 (41 bits, until the
--- year 2666), and a fingerprint of the client it counts (the low 22 bits). A client counts in its
+-- instant its bucket is empty again, in milliseconds since 2026 (41 bits, until the year 2095),
+-- and a fingerprint of the client it counts (the low 22 bits). A client counts in its
 -- slot when the slot is empty or already its own; a slot that still holds a stranger's count is
 -- neither charged nor read for it. So nobody is refused for a stranger's flood, and a flood
 -- rides free only while a stranger's count fills its slot: about one client in
@@ -195,24 +195,26 @@ select private.make_ceiling_slots();
 
 -- The slot of each ceiling a client counts in, in the order the locks are taken: the ceiling,
 -- its limit, the slot's sequence, the client's fingerprint, and the bucket's sizes in
--- hundredths of a second.
+-- milliseconds.
 create type private.ceiling_slot as (name text, max_sign_ups integer, slot regclass, fingerprint bigint,
-                                     window_cs bigint, cs_per_attempt bigint);
+                                     window_ms bigint, ms_per_attempt bigint);
 
 -- Charges one attempt, at `at`, to each ceiling of the client's two scopes, or refuses it (429)
 -- past one, charging none: the ceiling furthest over is named, with the seconds until one more
--- fits. A bucket is over when it holds more than max_sign_ups and half an attempt (which absorbs
--- the rounding to hundredths). Each slot is locked (a session lock, so that it can be released at
+-- fits. A bucket is over when it holds more than max_sign_ups (with half a millisecond per attempt
+-- it holds, which absorbs each attempt's rounding to the millisecond). Each slot is locked (a session lock, so that it can be released at
 -- once) only while it is read and written: the attempts of one client take turns for
 -- microseconds, never for a transaction, and whatever fails in between releases the locks.
 create function private.charge_attempt(address private.sign_up_source, network private.sign_up_source, at float8)
 returns void language plpgsql set search_path = '' as $$
 declare
-  -- A slot's value: the instant, in hundredths of a second, above a fingerprint of this many bits.
+  -- A slot's value: the instant in milliseconds since 2026 (its first second here, in seconds
+  -- since 1970), above a fingerprint of this many bits.
+  zero constant float8 := 1767225600;
   fingerprint_bits constant integer := 22;
   fingerprint_mask constant bigint := (1::bigint << fingerprint_bits) - 1;
   slots private.ceiling_slot[];
-  now_cs bigint := round(at * 100);
+  now_ms bigint := round((at - zero) * 1000);
   held bigint;
   empty_at bigint[];
   worst integer;
@@ -221,8 +223,8 @@ begin
     select row(l.name, l.max_sign_ups,
                c.slots[1 + ('x' || encode(substring((source).client_key from 1 for 4), 'hex'))::bit(32)::bigint % array_length(c.slots, 1)],
                ('x' || encode(substring((source).client_key from 5 for 4), 'hex'))::bit(32)::bigint & fingerprint_mask,
-               (extract(epoch from l.window_length) * 100)::bigint,
-               round(extract(epoch from l.window_length) * 100 / l.max_sign_ups))::private.ceiling_slot
+               (extract(epoch from l.window_length) * 1000)::bigint,
+               round(extract(epoch from l.window_length) * 1000 / l.max_sign_ups))::private.ceiling_slot
       from (values (1, address), (2, network)) as sources (position, source)
       join private.sign_up_limits l on l.per = (source).scope and l.kind = 'ceiling'
       join private.sign_up_ceilings c on c.name = l.name
@@ -232,11 +234,11 @@ begin
     for i in 1 .. cardinality(slots) loop
       held := coalesce(pg_catalog.pg_sequence_last_value(slots[i].slot), 0);
       empty_at[i] := case
-        when held >> fingerprint_bits <= now_cs then now_cs + slots[i].cs_per_attempt                       -- empty
-        when held & fingerprint_mask = slots[i].fingerprint then (held >> fingerprint_bits) + slots[i].cs_per_attempt -- its own
+        when held >> fingerprint_bits <= now_ms then now_ms + slots[i].ms_per_attempt                       -- empty
+        when held & fingerprint_mask = slots[i].fingerprint then (held >> fingerprint_bits) + slots[i].ms_per_attempt -- its own
         end;                                                                                                     -- a stranger's
-      if empty_at[i] - now_cs > slots[i].window_cs + slots[i].cs_per_attempt / 2
-         and (worst is null or empty_at[i] - slots[i].window_cs > empty_at[worst] - slots[worst].window_cs) then
+      if empty_at[i] - now_ms > slots[i].window_ms + slots[i].max_sign_ups / 2
+         and (worst is null or empty_at[i] - slots[i].window_ms > empty_at[worst] - slots[worst].window_ms) then
         worst := i;
       end if;
     end loop;
@@ -251,7 +253,7 @@ begin
   perform pg_catalog.pg_advisory_unlock(s.slot::oid::integer, 0) from unnest(slots) s;
   if worst is not null then
     perform private.refuse(slots[worst].max_sign_ups, slots[worst].name,
-                           greatest(1, ceil((empty_at[worst] - now_cs - slots[worst].window_cs) / 100.0))::integer);
+                           greatest(1, ceil((empty_at[worst] - now_ms - slots[worst].window_ms) / 1000.0))::integer);
   end if;
 end;
 $$;
@@ -277,8 +279,8 @@ begin
 end;
 $$;
 
--- The paces a source is past at `at`: those whose bucket holds more than max_sign_ups and half a
--- sign-up (which absorbs rounding), with about how many it holds (a shard's count times the
+-- The paces a source is past at `at`: those whose bucket holds more than max_sign_ups (a
+-- millisecond's slack for rounding), with about how many it holds (a shard's count times the
 -- shards: an estimate of the whole). A pure function of the source's state and the instant.
 create function private.paces_past(source private.sign_up_source, at float8)
 returns table (name text, max_sign_ups integer, sign_ups integer)
@@ -289,7 +291,7 @@ begin
    cross join lateral (select extract(epoch from l.window_length)::float8 as window_seconds,
                               (source.empty_at ->> (l.kind || ' ' || l.name))::float8 as empty_at) b
    where l.per = source.scope and l.kind = 'pace'
-     and b.empty_at - at > b.window_seconds * (1 + 0.5 / l.max_sign_ups)
+     and b.empty_at - at > b.window_seconds + 0.001
    order by l.window_length;
 end;
 $$;

@@ -4,8 +4,7 @@ import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import {
-  rest,
-  signUpCall,
+  signUpOverHttp,
   startTestSupabase,
   storedCount,
   uniqueEmail,
@@ -57,7 +56,7 @@ describe("a client that hangs up as soon as it has sent a sign-up", () => {
 
     // Every one counted against 127.0.0.1: exactly the 2 left of its pace of 10 are unmarked.
     const after = Array.from({ length: 3 }, () => uniqueEmail("after-hang-ups"));
-    for (const email of after) expect((await rest(backend, signUpCall({ email }))).status).toBe(201);
+    for (const email of after) expect((await signUpOverHttp(backend, email)).status).toBe(201);
     const { rows } = await owner.query<{ marked: boolean }>(
       `select source is not null as marked from public.early_access_with_marks
         where email = any($1) order by created_at`,

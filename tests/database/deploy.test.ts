@@ -26,7 +26,7 @@ import {
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
 import { runSupabase, SUPABASE_CLI } from "../../tools/supabase-cli.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
-import { DUPLICATE_MESSAGE, rest, signUpCall, testServerUrl, uniqueEmail } from "../support/database.ts";
+import { DUPLICATE_MESSAGE, rest, signUpOverHttp, testServerUrl, uniqueEmail } from "../support/database.ts";
 
 const major = inject("postgresMajor");
 const database = `deploy_${randomUUID().replaceAll("-", "")}`;
@@ -124,14 +124,14 @@ describe(`supabase db push (CLI ${pinned}), on PostgreSQL ${major}`, () => {
 
     it("a sign-up answers 201 with its row, and the owner reads it back", async () => {
       const email = uniqueEmail("deployed");
-      const answer = await rest(backend, signUpCall({ email }));
+      const answer = await signUpOverHttp(backend, email);
       expect(answer.status).toBe(201);
       expect(await answer.json()).toEqual([{ email }]);
 
       const listed = await rest(backend, { path: "early_access?select=email", key: LOCAL_SECRET_KEY });
       expect(await listed.json()).toEqual([{ email }]);
 
-      const again = await rest(backend, signUpCall({ email }));
+      const again = await signUpOverHttp(backend, email);
       expect(again.status).toBe(409);
       expect(await again.json()).toMatchObject({ code: "23505", message: DUPLICATE_MESSAGE });
     });

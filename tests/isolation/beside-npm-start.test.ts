@@ -1,15 +1,16 @@
 // The tests leave a developer's running site alone. A copy of the project gets a `.env` that
 // moves every port, as the README shows, and `npm start` runs there as a developer would run it
 // (its first start: no build yet). Then the copy's own browser tests and build-reading tests run
-// beside it, as `npx playwright test` and `npx vitest` would. The running instance must keep
-// its sign-ups and its build exactly as they were, and keep answering; the tests must pass.
+// beside it, as `npm test -- <files>` runs them (one build of its own for both). The running
+// instance must keep its sign-ups and its build exactly as they were, and keep answering; the
+// tests must pass.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freePorts, packageBin } from "../../tools/processes.ts";
-import { listedEmails, signUp } from "../support/database.ts";
+import { freePorts } from "../../tools/processes.ts";
+import { listedEmails, signUpOverHttp } from "../support/database.ts";
 import { npmScriptArgs } from "../../tools/npm-script.ts";
 import { copyProject } from "../support/project-copy.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
@@ -99,18 +100,21 @@ it("a first `npm start` serves its own build, with the security headers, on the 
 });
 
 it("the browser tests and the build's tests pass beside it, and leave its sign-ups and build untouched", async () => {
-  expect((await signUp({ url: api }, `developer-${Date.now()}@example.com`)).status).toBe(201);
+  expect((await signUpOverHttp({ url: api }, `developer-${Date.now()}@example.com`)).status).toBe(201);
   const emails = await storedEmails();
   const build = buildFingerprint();
 
-  const browser = await runInCopy([
-    packageBin("@playwright/test"),
-    "test",
-    "tests/site/browser/signup.spec.ts",
+  // Browser tests that sign up (a success and a real duplicate) and build-reading tests.
+  const tests = await runInCopy([
+    ...npmScriptArgs("test"),
+    "tests/site/browser/csp.spec.ts",
+    "tests/site/build/size.test.ts",
   ]);
-  expect(browser.status, browser.output).toBe(0);
-  const built = await runInCopy([packageBin("vitest"), "run", "tests/site/build/size.test.ts"]);
-  expect(built.status, built.output).toBe(0);
+  expect(tests.status, tests.output).toBe(0);
+  // Both ran, and passed: the browser's file and the build's.
+  expect(tests.output, tests.output).toMatch(/^[1-9]\d* passed, 0 failed, 0 skipped$/m);
+  expect(tests.output).toMatch(/csp\.spec\.ts/);
+  expect(tests.output).toMatch(/size\.test\.ts/);
 
   expect(await storedEmails()).toEqual(emails);
   expect(buildFingerprint()).toEqual(build);

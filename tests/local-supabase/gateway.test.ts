@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES, type LocalSupabase } from "../../tools/local-supabase/index.ts";
 import { LEGACY_ANON_KEY } from "../support/legacy-keys.ts";
-import { clientFor, rest, signUp, startTestSupabase, uniqueEmail } from "../support/database.ts";
+import { clientFor, rest, signUpOverHttp, startTestSupabase, uniqueEmail } from "../support/database.ts";
 
 let backend: LocalSupabase;
 const logLines: string[] = [];
@@ -19,7 +19,7 @@ const INVALID_KEY = {
 
 describe("the apikey", () => {
   it("is required", async () => {
-    const response = await signUp(backend, uniqueEmail(), { key: null });
+    const response = await signUpOverHttp(backend, uniqueEmail(), { key: null });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({
       message: "No API key found in request",
@@ -53,7 +53,7 @@ describe("the apikey", () => {
 
   it("gives its role when no bearer token is sent", async () => {
     const email = uniqueEmail();
-    await signUp(backend, email);
+    await signUpOverHttp(backend, email);
     const response = await fetch(`${backend.url}/rest/v1/early_access?email=eq.${email}`, {
       headers: { apikey: backend.secretKey },
     });
@@ -148,7 +148,7 @@ describe("today's opaque keys, mapped as the Supabase CLI's gateway maps them", 
   });
 
   it("refuses a bearer token that is no key (a user's JWT) as not implemented", async () => {
-    const response = await signUp(backend, uniqueEmail(), {
+    const response = await signUpOverHttp(backend, uniqueEmail(), {
       key: null,
       headers: { apikey: backend.publishableKey, authorization: `Bearer ${LEGACY_ANON_KEY}` },
     });
@@ -184,14 +184,19 @@ describe("CORS", () => {
     // Refused by the database.
     ["a duplicate", "twice@example.com", {}, 409],
   ])("lets a browser read the answer to %s", async (_, email, call, status) => {
-    await signUp(backend, email, call);
-    const response = await signUp(backend, email, { ...call, headers: { origin: "http://localhost:4321" } });
+    await signUpOverHttp(backend, email, call);
+    const response = await signUpOverHttp(backend, email, {
+      ...call,
+      headers: { origin: "http://localhost:4321" },
+    });
     expect(response.status).toBe(status);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
   });
 
   it("exposes PostgREST's headers to browsers", async () => {
-    const response = await signUp(backend, uniqueEmail(), { headers: { origin: "http://localhost:4321" } });
+    const response = await signUpOverHttp(backend, uniqueEmail(), {
+      headers: { origin: "http://localhost:4321" },
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get("access-control-expose-headers")).toBe(
       "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server, Transfer-Encoding, Range-Unit",

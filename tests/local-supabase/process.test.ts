@@ -29,7 +29,7 @@ import {
   isRunning,
   LIFT_SIGN_UP_LIMITS_FILE,
   listedEmails,
-  signUp,
+  signUpOverHttp,
   testServerUrl,
   uniqueEmail,
 } from "../support/database.ts";
@@ -165,7 +165,7 @@ describe("a data folder", () => {
     const dataDir = join(root, "node-killed");
     const first = await startBackendProcess(dataDir);
     const emails = Array.from({ length: 50 }, (_, index) => uniqueEmail(`kept${index}`));
-    for (const email of emails) expect((await signUp(first, email)).status).toBe(201);
+    for (const email of emails) expect((await signUpOverHttp(first, email)).status).toBe(201);
     const orphan = serverOf(dataDir)!;
     // The whole process group of the command: PostgreSQL runs in a group of its own, and stays.
     await killGroup(first.child.pid!);
@@ -185,7 +185,7 @@ describe("a data folder", () => {
     const sending = (async () => {
       for (let index = 0; ; index++) {
         const email = uniqueEmail(`crash${index}`);
-        const response = await signUp(first, email).catch(() => null);
+        const response = await signUpOverHttp(first, email).catch(() => null);
         if (response?.status !== 201) return;
         acknowledged.push(email);
       }
@@ -210,7 +210,7 @@ describe.runIf(process.getuid?.() === 0)("an ordinary user", () => {
     const backend = await startBackendProcess(dataDir, { user: nobody });
     expect(backend.output()).toContain("API:");
     const email = uniqueEmail("ordinary");
-    expect((await signUp(backend, email)).status).toBe(201);
+    expect((await signUpOverHttp(backend, email)).status).toBe(201);
     const owner = spawnSync("ps", ["-o", "user=", "-p", String(serverOf(dataDir))], { encoding: "utf8" });
     expect(owner.stdout.trim()).toBe("nobody");
     backend.child.kill("SIGINT");
@@ -234,7 +234,7 @@ describe("SUPABASE_DB_URL", () => {
     });
     expect(backend.output()).toContain(`Data:  PostgreSQL at ${host}:${port}`);
     const email = uniqueEmail("elsewhere");
-    expect((await signUp(backend, email)).status).toBe(201);
+    expect((await signUpOverHttp(backend, email)).status).toBe(201);
     expect(await listedEmails(backend)).toContain(email);
     expect(existsSync(dataDir), "no data folder, no server of its own").toBe(false);
   });
@@ -247,7 +247,7 @@ describe("a stop signal", () => {
       const dataDir = join(root, signal);
       const backend = await startBackendProcess(dataDir);
       const email = uniqueEmail(signal.toLowerCase());
-      expect((await signUp(backend, email)).status).toBe(201);
+      expect((await signUpOverHttp(backend, email)).status).toBe(201);
       const idle = connect(Number(new URL(backend.url).port), "127.0.0.1").on("error", () => {});
       const upload = halfSentUpload(backend.url);
 
@@ -304,7 +304,7 @@ describe("clients that hang up mid-upload", () => {
     // server may still be dropping the last sockets: the growth is read until it is within the
     // bound, for a few seconds at most.
     await expect.poll(() => rssMb() - before, { timeout: 5_000, interval: 100 }).toBeLessThan(120);
-    expect((await signUp(backend, uniqueEmail("after-hang-ups"))).status).toBe(201);
+    expect((await signUpOverHttp(backend, uniqueEmail("after-hang-ups"))).status).toBe(201);
     backend.child.kill("SIGINT");
     expect(await backend.exited).toBe(0);
   }, 120_000);

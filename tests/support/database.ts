@@ -1,7 +1,7 @@
 // Shared set-up for the backend tests: a fresh database (a copy of the migrated template on the
 // run's PostgreSQL server, postgres.setup.ts), the backend on a free port over it, supabase-js
 // clients for its keys, raw REST calls for what supabase-js cannot express (to any backend,
-// another process's too), a visitor's sign-up, and whether a process still runs.
+// another process's too), a visitor's sign-up over each transport, and whether a process still runs.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -78,7 +78,7 @@ export function openClockedDatabase(seed = ""): Promise<TestDatabase> {
 }
 
 /** Sets a clocked database's clock to `instant` (seconds since 1970) for `tx`'s transaction. */
-export const atInstant = (tx: Queryable, instant: number) =>
+const atInstant = (tx: Queryable, instant: number) =>
   tx.query("select set_config('test.sign_up_clock', $1, true)", [String(instant)]);
 
 export interface TestBackendOptions extends TestDatabaseOptions {
@@ -116,6 +116,13 @@ export async function storedCount(owner: Database, emails: string[]): Promise<nu
   return rows[0]!.n;
 }
 
+// A visitor's sign-up, one helper per transport:
+// - signUpOverHttp: over HTTP through the endpoint, as the site sends it (signUpCall), from
+//   127.0.0.1 or another loopback address;
+// - signUpOverSql: as SQL, the way PostgREST runs it behind Supabase's edge, in a transaction of
+//   its own; signUpOverSqlIn, in the caller's transaction; signUpOverSqlAt, at an instant of a
+//   clocked database's clock, with its answer.
+
 /** A visitor's sign-up as the site sends it (one row, read back), as a raw REST call. */
 export function signUpCall(
   body: Record<string, unknown> = { email: uniqueEmail() },
@@ -130,10 +137,34 @@ export function signUpCall(
 }
 
 /**
- * A visitor's sign-up as PostgREST runs it behind Supabase's edge, in `tx`: as anon, with the
- * edge's headers (for client addresses no socket here can have). Returns the email.
+ * A visitor's sign-up over HTTP: the site's request (signUpCall), changed by `call` (its headers
+ * added to the request's), sent from 127.0.0.1, or from another loopback address (`from`; see
+ * restFrom). Its answer as a Fetch Response either way.
  */
-export async function signUpAsVisitor(
+export async function signUpOverHttp(
+  api: Api,
+  email = uniqueEmail(),
+  { from, ...call }: RestCall & { from?: string } = {},
+): Promise<Response> {
+  const site = signUpCall({ email });
+  const request = { ...site, ...call, headers: { ...site.headers, ...call.headers } };
+  if (!from) return rest(api, request);
+  const { status, headers, body } = await restFrom(from, api, request);
+  return new Response(body, {
+    status,
+    headers: Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined
+        ? []
+        : [[name, Array.isArray(value) ? value.join(", ") : value] as [string, string]],
+    ),
+  });
+}
+
+/**
+ * A visitor's sign-up as SQL, as PostgREST runs it behind Supabase's edge, in `tx`: as anon, with
+ * the edge's headers (for client addresses no socket here can have). Returns the email.
+ */
+export async function signUpOverSqlIn(
   tx: Queryable,
   headers: Record<string, string>,
   email = uniqueEmail(),
@@ -146,8 +177,39 @@ export async function signUpAsVisitor(
 }
 
 /** The same, in a transaction of its own. */
-export const signUpWithHeaders = (db: Database, headers: Record<string, string>, email = uniqueEmail()) =>
-  db.transaction((tx) => signUpAsVisitor(tx, headers, email));
+export const signUpOverSql = (db: Database, headers: Record<string, string>, email = uniqueEmail()) =>
+  db.transaction((tx) => signUpOverSqlIn(tx, headers, email));
+
+/**
+ * What a clocked database (openClockedDatabase) answers a sign-up of `email` from `client` (its
+ * cf-connecting-ip) at `instant`: `stored`; `429 (Retry-After n)`, or another status the rules
+ * raise, with the refusal's details (which limit); or the error's SQLSTATE (`23505`, a duplicate).
+ */
+export function signUpOverSqlAt(
+  clocked: TestDatabase,
+  instant: number,
+  client: string,
+  email = uniqueEmail("clocked"),
+): Promise<{ answer: string; details?: string }> {
+  return clocked.database
+    .transaction(async (tx) => {
+      await atInstant(tx, instant);
+      await signUpOverSqlIn(tx, { "cf-connecting-ip": client }, email);
+    })
+    .then(
+      () => ({ answer: "stored" }),
+      (error: { code: string; message: string; detail?: string }) => {
+        if (error.code !== "PGRST") return { answer: error.code };
+        const { details } = JSON.parse(error.message) as { details: string };
+        const { status, headers } = JSON.parse(error.detail!) as {
+          status: number;
+          headers: Record<string, string>;
+        };
+        const retryAfter = headers["Retry-After"];
+        return { answer: retryAfter ? `${status} (Retry-After ${retryAfter})` : String(status), details };
+      },
+    );
+}
 
 /** An upsert that skips a listed address, as supabase-js sends `upsert(row, { onConflict: "email", ignoreDuplicates: true })`. */
 export function upsertCall(email: string): RestCall {
@@ -178,11 +240,6 @@ export type Api = Pick<LocalSupabase, "url">;
 export function rest(backend: Api, call: RestCall = {}) {
   const { url, method, headers, body } = resolveCall(backend, call);
   return fetch(url, { method, headers, body });
-}
-
-/** A visitor's sign-up, as the form sends it with the publishable key (changed by `call`). */
-export function signUp(backend: Api, email = uniqueEmail(), call: RestCall = {}) {
-  return rest(backend, { method: "POST", body: JSON.stringify({ email }), ...call });
 }
 
 /** Every address on the list, read with the secret key. */
