@@ -141,14 +141,18 @@ describe("the same mailbox as an earlier sign-up", () => {
 
   it("the domains' views name each field, as the command reads them", async () => {
     await repeatsAmong(["johndoe@gmail.com", "john.doe@gmail.com", "ana@example.org"]);
-    const counts = await owner.query("select domains from public.early_access_domain_counts");
+    const counts = await owner.query<{ domains: unknown }>(
+      "select domains from public.early_access_domain_counts",
+    );
     expect(counts.rows[0]!.domains).toEqual(
       expect.arrayContaining([
         { domain: "gmail.com", sign_ups: 2, past_pace: 0, repeats: 1, repeats_past_pace: 0 },
         { domain: "example.org", sign_ups: 1, past_pace: 0, repeats: 0, repeats_past_pace: 0 },
       ]),
     );
-    const domains = await owner.query("select domains from public.early_access_domains");
+    const domains = await owner.query<{ domains: unknown }>(
+      "select domains from public.early_access_domains",
+    );
     expect(domains.rows[0]!.domains).toEqual(
       expect.arrayContaining([
         {

@@ -100,7 +100,12 @@ describe("against the local Supabase", () => {
    * counter the rules keep in a sequence of `private` (whatever the rules name them).
    */
   async function traces() {
-    const { rows } = await owner.query(`
+    const { rows } = await owner.query<{
+      emails: string[];
+      marks: number;
+      sources: string[];
+      counters: string;
+    }>(`
       select (select array_agg(email order by email) from public.early_access) as emails,
              (select count(*)::integer from public.early_access_marks) as marks,
              (select coalesce(array_agg(encode(source_key, 'hex') || empty_at::text order by source_key), '{}')

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
-import { openTestDatabase, signUp } from "../support/database.ts";
+import { openTestDatabase, signUpOverHttp } from "../support/database.ts";
 import { readWorkflow, runSteps, stepsAfter } from "./workflow.ts";
 
 const workflow = readWorkflow("watch.yml");
@@ -87,7 +87,7 @@ describe("the watch's workflow", () => {
       let database: Database;
       ({ database, owner } = await openTestDatabase());
       backend = await startLocalSupabase({ database, port: 0, log: () => {} });
-      for (const email of SIGN_UPS) expect((await signUp(backend, email)).status).toBe(201);
+      for (const email of SIGN_UPS) expect((await signUpOverHttp(backend, email)).status).toBe(201);
     });
     afterAll(() => backend?.close());
 
