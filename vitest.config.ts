@@ -35,7 +35,8 @@ const ON_POSTGRES_15 = {
     "addresses", // the checks on an address and a phone: the server's regular expressions and Unicode tables
     "concurrency", // the unique check and ON CONFLICT between concurrent transactions: the server's locks
     "deploy", // `supabase db push` with the real CLI, against that major
-    "failed-requests", // the failed requests' counts: sequences, setval, advisory locks, the duplicate's trigger
+    "attempts", // every attempt charged: sequences, setval, session locks, casts after the insert, a burst of shapes
+    "plans", // every statement's estimate below jit_above_cost, from that major's planner
     "schema", // the migrations build what the schema files declare, read from that major's catalog
     "security-advisor", // the Advisor's lints and the API roles' privileges, from that major's catalog
     "sign-up-limits", // every function of the rules once (inet, jsonb, hashing, row locks, plans), through the endpoint
@@ -98,6 +99,8 @@ export default defineConfig({
       { test: { name: "docs", include: ["tests/docs/**/*.test.ts"], environment: "node" } },
       // What `npm ci` installs: every platform's native binaries are in the lock.
       { test: { name: "install", include: ["tests/install/**/*.test.ts"], environment: "node" } },
+      // GitHub's workflows: actionlint, and their steps run here (the watch against a local Supabase).
+      { test: { name: "workflows", include: ["tests/workflows/**/*.test.ts"], ...postgres(17) } },
     ],
   },
 });

@@ -13,8 +13,14 @@
 // 3. Visitors from random networks at a steady 20 a second on a pool of their own: their p99
 //    alone, then during a flood offered at 400 a second from one /24 over 50 connections.
 // 4. Probes about a listed address, 3,000 of each kind from an address of its own: duplicates,
-//    bodies of two rows (the listed address first, then second), upserts that ignore duplicates:
-//    where the first 429 comes, and how much the tables grow per 1,000 probes.
+//    bodies of two rows (the listed address first, then second), upserts that ignore duplicates,
+//    casts in `select` that fail after the insert (of new addresses, and of the listed one):
+//    where the first 429 comes, and how much the tables grow per 1,000 probes. Then duplicates
+//    from 250 addresses of one /24, where the network's ceiling should refuse them.
+// 5. A mixed burst from one address and from strangers, at once over 50 connections: upserts
+//    (with and without on_conflict), bodies of two rows, duplicates and sign-ups. Nothing may
+//    wait for anything in a circle (a deadlock) or past the timeout: no answer but 201, 400,
+//    409 and 429.
 //
 // Prints the figures with their targets, per major; never fails on them.
 import { POSTGRES_MAJORS, type PostgresMajor } from "../tools/local-supabase/database/cluster.ts";
@@ -75,7 +81,17 @@ const PROBES: Array<[string, (listed: string) => Parameters<typeof signUpRequest
       prefer: "resolution=ignore-duplicates,return=representation",
     }),
   ],
+  ["casts in select, new addresses", () => ({ query: "select=email::int" })],
+  [
+    "casts in select, the listed address",
+    (listed) => ({ body: { email: listed }, query: "select=email::int" }),
+  ],
 ];
+
+/** Forgets every count: the paces' table and each ceiling's slots, as after a quiet day. */
+const FORGET_COUNTS = `
+  truncate private.sign_up_sources;
+  select pg_catalog.setval(slot, 0, false) from private.sign_up_ceilings, unnest(slots) slot;`;
 
 interface Answer {
   status: number;
@@ -140,6 +156,9 @@ async function bytesOf(owner: Database, schema: "private" | "public"): Promise<n
 }
 const privateBytes = (owner: Database) => bytesOf(owner, "private");
 
+const count = (answers: Answer[], test: (status: number) => boolean) =>
+  answers.filter(({ status }) => test(status)).length;
+
 /** The figures on a fresh server of `major`. */
 async function flood(major: PostgresMajor): Promise<void> {
   const cluster = await startBenchCluster(["flood"], major);
@@ -203,7 +222,7 @@ async function flood(major: PostgresMajor): Promise<void> {
     const alone = await paced(visitorHandle, randomAddress, visitors);
     await warm(visitorHandle, visitors.connections, randomAddress);
     await warm(floodHandle, FLOOD_CONNECTIONS, () => flooder);
-    await owner.exec("truncate private.sign_up_sources");
+    await owner.exec(FORGET_COUNTS);
     const [during, flood] = await Promise.all([
       paced(visitorHandle, randomAddress, visitors),
       paced(floodHandle, () => `198.19.7.${1 + random(254)}`, {
@@ -239,13 +258,56 @@ async function flood(major: PostgresMajor): Promise<void> {
       ]);
     }
 
+    // Duplicates from 250 addresses of one /24 in turn: the network's ceiling, not an address's.
+    const networkStatuses: number[] = [];
+    for (let sent = 0; sent < 3_550; sent += 50) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, index) => {
+          const from = `198.18.40.${1 + ((sent + index) % 250)}`;
+          return send(floodHandle, from, signUpRequest(from, { body: { email: listed } }));
+        }),
+      );
+      networkStatuses.push(...answers.map(({ status }) => status));
+    }
+    const networkFirstRefusal = networkStatuses.indexOf(429);
+    const { rows: networkCeiling } = await owner.query<{ max: number }>(
+      "select max_sign_ups as max from private.sign_up_limits where kind = 'ceiling' and name = 'per network per hour'",
+    );
+
+    // 5. The mixed burst: 600 requests at once, every other from one address.
+    await owner.exec(FORGET_COUNTS);
+    const mine = newEmail();
+    const theirs = Array.from({ length: 5 }, newEmail);
+    for (const email of [mine, ...theirs])
+      await owner.query("insert into public.early_access (email) values ($1)", [email]);
+    const upsert = {
+      query: "on_conflict=email&select=*",
+      prefer: "resolution=ignore-duplicates,return=representation",
+    };
+    const shapes = (listedOne: string) => [
+      { body: { email: listedOne }, ...upsert },
+      { body: [{ email: newEmail() }, { email: listedOne }] },
+      { body: [{ email: listedOne }, { email: newEmail() }] },
+      { body: { email: listedOne } },
+      {},
+    ];
+    const burst = await Promise.all(
+      Array.from({ length: 600 }, (_, index) => {
+        const from = index % 2 === 0 ? "198.18.50.1" : `198.18.51.${1 + (index % 250)}`;
+        const all = shapes(index % 2 === 0 ? mine : theirs[index % 5]!);
+        return send(floodHandle, from, signUpRequest(from, all[index % all.length]));
+      }),
+    );
+    const burstByStatus = Object.entries(Object.groupBy(burst, ({ status }) => status))
+      .map(([status, answers]) => `${answers!.length} × ${status}`)
+      .join(", ");
+    const burstServerErrors = count(burst, (status) => status >= 500);
+
     const p99 = (answers: Answer[]) =>
       percentile(
         answers.map(({ ms }) => ms),
         0.99,
       );
-    const count = (answers: Answer[], test: (status: number) => boolean) =>
-      answers.filter(({ status }) => test(status)).length;
     const refusalCost = median(refusals) / median(newSources);
     const slowdown = p99(during) / p99(alone);
     const floodSlowest = Math.max(...flood.map(({ ms }) => ms));
@@ -303,7 +365,12 @@ async function flood(major: PostgresMajor): Promise<void> {
           ],
         ) +
         `\n\n${PROBES_OF_EACH_KIND.toLocaleString("en")} probes of each kind about a listed address, 50 at a time, from one address:\n\n` +
-        table(["", "the first 429 at", "target", "growth per 1,000 (tables, indexes)", "answers"], probes),
+        table(["", "the first 429 at", "target", "growth per 1,000 (tables, indexes)", "answers"], probes) +
+        `\n\nDuplicates from 250 addresses of one /24: the first 429 at ${networkFirstRefusal} ` +
+        `(the network's hourly ceiling: ${networkCeiling[0]!.max}) ` +
+        `${Math.abs(networkFirstRefusal - networkCeiling[0]!.max) <= 50 ? "PASS" : "MISS"} (within 50 of it).` +
+        `\nA mixed burst of 600 at once over ${FLOOD_CONNECTIONS} connections: ${burstByStatus}; ` +
+        `${burstServerErrors} server errors ${burstServerErrors === 0 ? "PASS" : "MISS"} (0).`,
     );
   } finally {
     await cluster.close();

@@ -12,12 +12,19 @@ export function isValidEmail(email: string): boolean {
   return trimmed !== "" && trimmed.includes("@");
 }
 
-/** An address as it is stored, trimmed and lowercased, however it was typed. */
+/**
+ * An address as the database stores it, however it was typed: trimmed of every Unicode space
+ * (JavaScript's trim(), as the database trims), then only A to Z lowered, as the database lowers
+ * (supabase/schemas/10_early_access.sql). Not toLowerCase(): it turns some other letters into
+ * ASCII ones (the Kelvin sign into k), so that `\u212Aate@example.com` would be taken for
+ * `kate@example.com`, an address the database never stores for it; and its result would depend
+ * on the Unicode tables of the engine that runs it.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.trim().replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
-/** Email trimmed and lowercased; phone trimmed, and null when empty. */
+/** Email normalised as stored; phone trimmed, and null when empty. */
 export function normalizeSignUp(email: string, phone: string): SignUp {
   const trimmedPhone = phone.trim();
   return { email: normalizeEmail(email), phone: trimmedPhone === "" ? null : trimmedPhone };

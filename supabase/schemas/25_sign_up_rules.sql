@@ -1,31 +1,38 @@
 -- The sign-up rules: how the limits of 20_sign_up_limits.sql are kept. Supabase does not
--- rate-limit its REST API, so the database does.
+-- rate-limit its REST API, so the database does, in two places, each deciding one thing:
 --
--- The trigger at the end, private.admit_sign_up, reads top to bottom as the steps below: the
--- instant, the client, its two sources, the refusal on a plain read, a duplicate held back, the
--- count under each source's lock, the mark, the forgetting. Requests that fail once the rules
--- have looked at them are counted apart ("Failed requests").
+--   - Attempts: every request that reaches the rules is charged to its client's ceilings, where
+--     no rollback reaches, before anything can tell a listed address from a new one. Past a
+--     ceiling, it is refused (429). Whatever fails after (a duplicate, a second row, a failing
+--     cast in PostgREST's `select`, a timeout) has already paid: asking costs what signing up
+--     costs.
+--   - Paces: a stored sign-up is counted in its sources' paces, in a table, with the sign-up's
+--     own transaction; past a pace it is marked for the owner's review (30_marks.sql).
+--
+-- The trigger private.admit_sign_up reads top to bottom as the steps: the instant, the client,
+-- its two sources, the charge, a duplicate held back, the paces under each source's lock, the
+-- mark, the forgetting.
+--
+-- Locks, in the one order every request takes them, so that no two requests wait for each other
+-- in a circle (a deadlock, which PostgREST answers with 500): first the slots of the client's
+-- ceilings, in the order of `private.sign_up_ceilings`, each held only while it is read and
+-- written and released before the next step; then the address's pace row, then the network
+-- shard's, until the transaction ends. A request's second row is refused before it takes any.
 
 -- The key of the sources' hashes: random, made once per database, never leaves it.
 create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
 insert into private.client_key_secret (secret)
 select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex');
+analyze private.client_key_secret;
 
--- State ---------------------------------------------------------------------------------------
-
--- Each source's state (a client in one scope, as a keyed hash, never its address): per limit of
--- its scope, keyed `kind name`, the instant its bucket is empty again ("theoretical arrival
--- time"), in seconds since 1970: a few values, whatever the limits' sizes. Seconds, not
--- timestamps and intervals, whose sums follow the request's time zone (`Prefer: timezone`).
--- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
-create unlogged table private.sign_up_sources (source_key bytea primary key, empty_at jsonb not null);
-comment on table private.sign_up_sources is 'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
-
--- One source of a sign-up, as the steps below pass it on: its scope, its key, the seconds one
--- sign-up adds to each bucket of its scope's limits, its state (null for a source never seen),
--- and whether this sign-up added it (its first). A state always travels with its scope, so no
--- step can read one scope's state with the other's limits.
-create type private.sign_up_source as (scope text, source_key bytea, seconds_per_sign_up jsonb, empty_at jsonb, added boolean);
+-- One source of a sign-up, as the steps below pass it on: its scope, its key (a keyed hash of
+-- the client in the scope, and of its shard for a scope of several), the key of the whole client
+-- (the same for a scope of one shard), the seconds one sign-up adds to each of its scope's paces,
+-- their state (null for a source never seen), and whether this sign-up added it (its first). A
+-- state always travels with its scope, so no step can read one scope's state with the other's
+-- limits.
+create type private.sign_up_source as (scope text, source_key bytea, client_key bytea, seconds_per_sign_up jsonb,
+                                       empty_at jsonb, added boolean);
 
 -- The steps ----------------------------------------------------------------------------------
 -- PL/pgSQL, each: its plans last the session, where PostgreSQL 17 plans an SQL function's body
@@ -81,58 +88,32 @@ begin
 end;
 $$;
 
--- The sources a sign-up from `client` counts in, one per scope with limits (else null), with
--- what each holds now (a plain read: no lock). A source's key is a keyed hash of the scope's
--- name, the client in it and, for a scope of several shards, the shard this sign-up counts in,
--- at random (`network:192.0.2.0#3`), so no two scopes or shards share one. A sign-up in a shard
--- counts `shards` times in that shard's buckets, each of which holds its share of the limit.
+-- The sources a sign-up from `client` counts in, one per scope (else null), with what each holds
+-- now (a plain read: no lock). A client's key is a keyed hash of the scope's name and the client
+-- in it (`network:192.0.2.0`), so no two scopes share one; a source's key adds, for a scope of
+-- several shards, the shard this sign-up's paces count in, at random (`network:192.0.2.0#3`).
+-- A sign-up in a shard counts `shards` times in that shard's paces, each of which holds its
+-- share of the pace.
 create function private.sources_of(client text, out address private.sign_up_source, out network private.sign_up_source)
 language plpgsql volatile set search_path = '' as $$
 declare
   source private.sign_up_source;
 begin
   for source in
-    select s.name, k.source_key, limits.seconds_per_sign_up,
+    select s.name, k.source_key, k.client_key, paces.seconds_per_sign_up,
            (select stored.empty_at from private.sign_up_sources stored where stored.source_key = k.source_key), null
       from private.sign_up_scopes s, private.client_key_secret c,
            lateral (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
                              as seconds_per_sign_up
-                      from private.sign_up_limits l where l.per = s.name) limits,
-           lateral (select pg_catalog.sha256(c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix)
-                      || case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8')) as source_key) k
-     where limits.seconds_per_sign_up is not null
+                      from private.sign_up_limits l where l.per = s.name and l.kind = 'pace') paces,
+           lateral (select c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix), 'UTF8')
+                             as named) n,
+           lateral (select pg_catalog.sha256(n.named) as client_key,
+                           pg_catalog.sha256(n.named || convert_to(case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8'))
+                             as source_key) k
   loop
     if source.scope = 'address' then address := source; else network := source; end if;
   end loop;
-end;
-$$;
-
--- The source with one more sign-up at `at`: each bucket drained up to `at` if it emptied before,
--- then filled by one sign-up's seconds. A source never seen starts empty.
-create function private.with_sign_up(source private.sign_up_source, at float8)
-returns private.sign_up_source language plpgsql immutable set search_path = '' as $$
-begin
-  source.empty_at := (select pg_catalog.jsonb_object_agg(l.key, greatest((source.empty_at ->> l.key)::float8, at) + l.value::float8)
-                        from pg_catalog.jsonb_each_text(source.seconds_per_sign_up) l);
-  return source;
-end;
-$$;
-
--- The limits of its scope a source is over at `at`: those whose bucket holds more than
--- max_sign_ups (a millisecond's slack for rounding), with about how many it holds (a shard's
--- count times the shards: an estimate of the whole) and the seconds until one more fits. A pure
--- function of the source's state and the instant.
-create function private.limits_over(source private.sign_up_source, at float8)
-returns table (kind text, name text, max_sign_ups integer, sign_ups integer, retry_after integer)
-language plpgsql stable set search_path = '' as $$
-begin
-  return query select l.kind, l.name, l.max_sign_ups, round((b.empty_at - at) / b.window_seconds * l.max_sign_ups)::integer,
-         greatest(1, ceil(b.empty_at - at - b.window_seconds))::integer
-    from private.sign_up_limits l
-   cross join lateral (select extract(epoch from l.window_length)::float8 as window_seconds,
-                              (source.empty_at ->> (l.kind || ' ' || l.name))::float8 as empty_at) b
-   where l.per = source.scope and b.empty_at - at > b.window_seconds + 0.001
-   order by l.kind, l.window_length;
 end;
 $$;
 
@@ -148,31 +129,182 @@ begin
 end;
 $$;
 
--- Refuses a sign-up whose sources, with it, are over a ceiling at `at`, naming the ceiling
--- furthest over.
-create function private.refuse_past_ceiling(address private.sign_up_source, network private.sign_up_source, at float8)
-returns void language plpgsql stable set search_path = '' as $$
+-- Attempts --------------------------------------------------------------------------------------
+-- A request that fails after the rules have looked at it rolls back everything it wrote: had its
+-- count been written with it, only the requests that succeed would pay, and asking whether an
+-- address is on the list (a duplicate, or a cast in `select` that fails only on a new row) would
+-- cost nothing. So attempts are counted in sequences, whose setval outlives the transaction.
+--
+-- Each ceiling is a leaky bucket per client, as every limit is (20_sign_up_limits.sql), kept in
+-- one of its slots: the client's key picks the slot. A slot's sequence holds, in one bigint, the
+-- instant its bucket is empty again, in milliseconds since 2026 (41 bits, until the year 2095),
+-- and a fingerprint of the client it counts (the low 22 bits). A client counts in its
+-- slot when the slot is empty or already its own; a slot that still holds a stranger's count is
+-- neither charged nor read for it. So nobody is refused for a stranger's flood, and a flood
+-- rides free only while a stranger's count fills its slot: about one client in
+-- `ceiling_slots`, for the seconds that count takes to drain (the README says what an attacker
+-- can do with that).
+
+-- Each ceiling's slots: made when a ceiling is added, and made anew (empty) when the number of
+-- slots changes, so that no ceiling is ever without them. A ceiling that is removed keeps its
+-- slots, unused, until it is added again.
+create table private.sign_up_ceilings (name text primary key, slots regclass[] not null);
+comment on table private.sign_up_ceilings is 'The sequences each ceiling counts attempts in, one per slot.';
+
+-- Makes the slots (`ceiling per address per hour #17`) of each ceiling that has none, or not as
+-- many as private.sign_up_counting says.
+create function private.make_ceiling_slots()
+returns void language plpgsql set search_path = '' as $$
 declare
-  over record;
+  wanted integer := (select c.ceiling_slots from private.sign_up_counting c);
+  ceiling record;
 begin
-  select * into over
-    from (select * from private.limits_over(address, at) union all select * from private.limits_over(network, at)) o
-   where o.kind = 'ceiling' order by o.retry_after desc limit 1;
-  if found then perform private.refuse(over.max_sign_ups, over.name, over.retry_after); end if;
+  for ceiling in select c.name, c.slots from private.sign_up_ceilings c where array_length(c.slots, 1) <> wanted loop
+    execute (select string_agg(format('drop sequence %s', slot), '; ') from unnest(ceiling.slots) slot);
+    delete from private.sign_up_ceilings c where c.name = ceiling.name;
+  end loop;
+  for ceiling in
+    select l.name, array(select format('private.%I', format('ceiling %s #%s', l.name, slot)) from generate_series(0, wanted - 1) slot) as slots
+      from private.sign_up_limits l
+     where l.kind = 'ceiling' and not exists (select from private.sign_up_ceilings c where c.name = l.name)
+  loop
+    execute (select string_agg(format('create unlogged sequence %s as bigint minvalue 0; '
+                                      'revoke all on sequence %1$s from public, anon, authenticated, service_role', slot), '; ')
+               from unnest(ceiling.slots) slot);
+    insert into private.sign_up_ceilings (name, slots) values (ceiling.name, ceiling.slots::regclass[]);
+  end loop;
+  analyze private.sign_up_ceilings;
 end;
 $$;
 
--- Counts a sign-up at `at` in its source under the source's row lock, so that concurrent
--- sign-ups of one source take turns, and judges it at the instant it holds the lock. One that
--- passed the plain read together with others and finds a ceiling reached under the lock is
--- refused there, with nothing written (the row is only locked). Returns the source with the
--- sign-up counted, and whether it added the source.
+create function private.ceilings_keep_their_slots()
+returns trigger language plpgsql set search_path = '' as $$
+begin
+  perform private.make_ceiling_slots();
+  return null;
+end;
+$$;
+
+create trigger sign_up_ceilings_follow_limits
+  after insert or update on private.sign_up_limits
+  for each statement execute function private.ceilings_keep_their_slots();
+create trigger sign_up_ceilings_follow_counting
+  after update on private.sign_up_counting
+  for each statement execute function private.ceilings_keep_their_slots();
+select private.make_ceiling_slots();
+
+-- The slot of each ceiling a client counts in, in the order the locks are taken: the ceiling,
+-- its limit, the slot's sequence, the client's fingerprint, and the bucket's sizes in
+-- milliseconds.
+create type private.ceiling_slot as (name text, max_sign_ups integer, slot regclass, fingerprint bigint,
+                                     window_ms bigint, ms_per_attempt bigint);
+
+-- Charges one attempt, at `at`, to each ceiling of the client's two scopes, or refuses it (429)
+-- past one, charging none: the ceiling furthest over is named, with the seconds until one more
+-- fits. A bucket is over when it holds more than max_sign_ups (with half a millisecond per attempt
+-- it holds, which absorbs each attempt's rounding to the millisecond). Each slot is locked (a session lock, so that it can be released at
+-- once) only while it is read and written: the attempts of one client take turns for
+-- microseconds, never for a transaction, and whatever fails in between releases the locks.
+create function private.charge_attempt(address private.sign_up_source, network private.sign_up_source, at float8)
+returns void language plpgsql set search_path = '' as $$
+declare
+  -- A slot's value: the instant in milliseconds since 2026 (its first second here, in seconds
+  -- since 1970), above a fingerprint of this many bits.
+  zero constant float8 := 1767225600;
+  fingerprint_bits constant integer := 22;
+  fingerprint_mask constant bigint := (1::bigint << fingerprint_bits) - 1;
+  slots private.ceiling_slot[];
+  now_ms bigint := round((at - zero) * 1000);
+  held bigint;
+  empty_at bigint[];
+  worst integer;
+begin
+  slots := array(
+    select row(l.name, l.max_sign_ups,
+               c.slots[1 + ('x' || encode(substring((source).client_key from 1 for 4), 'hex'))::bit(32)::bigint % array_length(c.slots, 1)],
+               ('x' || encode(substring((source).client_key from 5 for 4), 'hex'))::bit(32)::bigint & fingerprint_mask,
+               (extract(epoch from l.window_length) * 1000)::bigint,
+               round(extract(epoch from l.window_length) * 1000 / l.max_sign_ups))::private.ceiling_slot
+      from (values (1, address), (2, network)) as sources (position, source)
+      join private.sign_up_limits l on l.per = (source).scope and l.kind = 'ceiling'
+      join private.sign_up_ceilings c on c.name = l.name
+     order by sources.position, l.window_length, l.name);
+  begin
+    perform pg_catalog.pg_advisory_lock(s.slot::oid::integer, 0) from unnest(slots) s;
+    for i in 1 .. cardinality(slots) loop
+      held := coalesce(pg_catalog.pg_sequence_last_value(slots[i].slot), 0);
+      empty_at[i] := case
+        when held >> fingerprint_bits <= now_ms then now_ms + slots[i].ms_per_attempt                       -- empty
+        when held & fingerprint_mask = slots[i].fingerprint then (held >> fingerprint_bits) + slots[i].ms_per_attempt -- its own
+        end;                                                                                                     -- a stranger's
+      if empty_at[i] - now_ms > slots[i].window_ms + slots[i].max_sign_ups / 2
+         and (worst is null or empty_at[i] - slots[i].window_ms > empty_at[worst] - slots[worst].window_ms) then
+        worst := i;
+      end if;
+    end loop;
+    if worst is null then
+      perform pg_catalog.setval(slots[i].slot, empty_at[i] << fingerprint_bits | slots[i].fingerprint)
+         from generate_subscripts(slots, 1) i where empty_at[i] is not null;
+    end if;
+  exception when others or query_canceled then
+    perform pg_catalog.pg_advisory_unlock(s.slot::oid::integer, 0) from unnest(slots) s;
+    raise;
+  end;
+  perform pg_catalog.pg_advisory_unlock(s.slot::oid::integer, 0) from unnest(slots) s;
+  if worst is not null then
+    perform private.refuse(slots[worst].max_sign_ups, slots[worst].name,
+                           greatest(1, ceil((empty_at[worst] - now_ms - slots[worst].window_ms) / 1000.0))::integer);
+  end if;
+end;
+$$;
+
+-- Paces -----------------------------------------------------------------------------------------
+
+-- Each source's paces (a client in one scope and shard, as a keyed hash, never its address): per
+-- pace of its scope, keyed `kind name`, the instant its bucket is empty again ("theoretical
+-- arrival time"), in seconds since 1970: a few values, whatever the paces' sizes. Seconds, not
+-- timestamps and intervals, whose sums follow the request's time zone (`Prefer: timezone`).
+-- Unlogged: a crash empties it, forgetting at most a day of pace; no WAL for it.
+create unlogged table private.sign_up_sources (source_key bytea primary key, empty_at jsonb not null);
+comment on table private.sign_up_sources is 'Per source (a keyed hash of the client, never its address), when each pace''s bucket is empty again.';
+
+-- The source with one more sign-up at `at`: each bucket drained up to `at` if it emptied before,
+-- then filled by one sign-up's seconds. A source never seen starts empty.
+create function private.with_sign_up(source private.sign_up_source, at float8)
+returns private.sign_up_source language plpgsql immutable set search_path = '' as $$
+begin
+  source.empty_at := (select pg_catalog.jsonb_object_agg(l.key, greatest((source.empty_at ->> l.key)::float8, at) + l.value::float8)
+                        from pg_catalog.jsonb_each_text(source.seconds_per_sign_up) l);
+  return source;
+end;
+$$;
+
+-- The paces a source is past at `at`: those whose bucket holds more than max_sign_ups (a
+-- millisecond's slack for rounding), with about how many it holds (a shard's count times the
+-- shards: an estimate of the whole). A pure function of the source's state and the instant.
+create function private.paces_past(source private.sign_up_source, at float8)
+returns table (name text, max_sign_ups integer, sign_ups integer)
+language plpgsql stable set search_path = '' as $$
+begin
+  return query select l.name, l.max_sign_ups, round((b.empty_at - at) / b.window_seconds * l.max_sign_ups)::integer
+    from private.sign_up_limits l
+   cross join lateral (select extract(epoch from l.window_length)::float8 as window_seconds,
+                              (source.empty_at ->> (l.kind || ' ' || l.name))::float8 as empty_at) b
+   where l.per = source.scope and l.kind = 'pace'
+     and b.empty_at - at > b.window_seconds + 0.001
+   order by l.window_length;
+end;
+$$;
+
+-- Counts a stored sign-up at `at` in its source's paces under the source's row lock, so that
+-- concurrent sign-ups of one source take turns, and each is judged at the instant it holds the
+-- lock. Returns the source with the sign-up counted, and whether it added the source.
 create function private.count_in_source(source private.sign_up_source, at float8)
 returns private.sign_up_source language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   counted private.sign_up_source;
 begin
-  if source is null then return null; end if;
+  if source is null or source.seconds_per_sign_up is null then return null; end if;
   loop
     -- A source the plain read did not find is added, unless another sign-up added it since.
     if source.empty_at is null then
@@ -186,7 +318,6 @@ begin
     select s.empty_at into source.empty_at from private.sign_up_sources s where s.source_key = source.source_key for update;
     if found then
       counted := private.with_sign_up(source, at);
-      perform private.refuse_past_ceiling(counted, null, private.sign_up_clock());
       update private.sign_up_sources s set empty_at = counted.empty_at where s.source_key = counted.source_key;
       counted.added := false;
       return counted;
@@ -196,10 +327,10 @@ begin
 end;
 $$;
 
--- Forgets the sources that follow `after` in key order, at most 32, whose buckets are all empty
--- at `at` (such a state says no more than none): rows picked at random, as keys are hashes, and
--- locked only if no other request holds them. One plan for all: no statistics make it a scan.
-create function private.forget_empty_sources(after bytea, at float8)
+-- Forgets the sources that follow `after` in key order, at most `batch`, whose buckets are all
+-- empty at `at` (such a state says no more than none): rows picked at random, as keys are hashes,
+-- and locked only if no other request holds them. One plan for all: no statistics make it a scan.
+create function private.forget_empty_sources(after bytea, batch integer, at float8)
 returns void language plpgsql set search_path = '' set plan_cache_mode = force_generic_plan as $$
 begin
   delete from private.sign_up_sources
@@ -207,69 +338,23 @@ begin
      select source.source_key from private.sign_up_sources source
       where source.source_key = any (array(
               select following.source_key from private.sign_up_sources following
-               where following.source_key > after order by following.source_key limit 32))
+               where following.source_key > after order by following.source_key limit batch))
         and not pg_catalog.jsonb_path_exists(source.empty_at, '$.* ? (@ >= $at)', pg_catalog.jsonb_build_object('at', at))
         for update of source skip locked));
-end;
-$$;
-
--- Failed requests ---------------------------------------------------------------------------
--- A request that fails once the rules have looked at it (a duplicate, a second row) rolls back
--- everything it wrote, its counts included: asking whether an address is on the list would cost
--- nothing. So such requests are counted where no rollback reaches: in sequences, whose setval
--- outlives the transaction. (A decision before the unique check alone would still be rolled
--- back with the request.) One sequence per value of a source's second key byte, 256 in all, each
--- a leaky bucket of the address's ceiling with the shortest window, holding when it is empty
--- again in milliseconds since 1970. Sources sharing one share its bucket: while a script's probes
--- fill one, a failing request of another source in it meets 429 instead of its own error. A
--- sign-up never reads these buckets (reading one costs a sign-up more than all its other rules'
--- reads together), so no sign-up is ever refused for anyone's probes, and a person who meets
--- "already registered" once has spent one of a ceiling's worth.
-do $$
-begin
-  for slot in 0..255 loop
-    execute format('create sequence private.failed_requests_%s as bigint minvalue 0', slot);
-    execute format('revoke all on sequence private.failed_requests_%s from public, anon, authenticated, service_role', slot);
-  end loop;
-end;
-$$;
-
--- Counts a failing request from `address` at `at` in its sequence, or refuses it with 429 past
--- the bucket, with nothing counted. Requests of one sequence take turns under an advisory lock
--- (held until their transaction ends), so that none is lost between the read and the setval.
-create function private.count_failed_request(address private.sign_up_source, at float8)
-returns void language plpgsql set search_path = '' as $$
-declare
-  slot regclass;
-  ceiling record;
-  empty_at float8;
-begin
-  select l.name, l.max_sign_ups, extract(epoch from l.window_length)::float8 as window_seconds into ceiling
-    from private.sign_up_limits l where l.kind = 'ceiling' and l.per = 'address' order by l.window_length limit 1;
-  if not found or address is null then return; end if;
-  slot := format('private.failed_requests_%s', get_byte(address.source_key, 1))::regclass;
-  perform pg_catalog.pg_advisory_xact_lock(slot::oid::integer, 0);
-  empty_at := greatest(coalesce(pg_catalog.pg_sequence_last_value(slot), 0) / 1000.0, at)
-              + ceiling.window_seconds / ceiling.max_sign_ups;
-  if empty_at - at > ceiling.window_seconds + 0.001 then
-    perform private.refuse(ceiling.max_sign_ups, ceiling.name, greatest(1, ceil(empty_at - at - ceiling.window_seconds))::integer);
-  end if;
-  perform pg_catalog.setval(slot, (empty_at * 1000)::bigint);
 end;
 $$;
 
 -- The trigger -----------------------------------------------------------------------------------
 
 -- One sign-up per request: a visitor's request of several rows is refused at its second row,
--- before that row is checked, and counted as a failed request. Its first row may have been
--- stored or held back as a duplicate (below); either way the request answers the same, so
--- several rows learn no more than one. Fires first of the triggers.
+-- before that row is checked or takes any lock. Its first row has been charged, and stored or
+-- held back as a duplicate (below); either way the request answers the same, so several rows
+-- learn no more than one. Fires first of the triggers.
 create function private.one_sign_up_per_request()
 returns trigger language plpgsql security definer set search_path = '' as $$
 begin
   if current_setting('role') in ('anon', 'authenticated') then
     if current_setting('early_access.sign_up_row', true) <> '' then
-      perform private.count_failed_request((private.sources_of(private.client_address())).address, private.sign_up_clock());
       raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
     end if;
     perform set_config('early_access.sign_up_row', new.id::text, true);
@@ -282,9 +367,10 @@ create trigger early_access_0_one_row
   before insert on public.early_access
   for each row execute function private.one_sign_up_per_request();
 
--- Admits a visitor's sign-up: refuses it past a ceiling, counts it, marks it past a pace. Fires
--- after early_access_1_check, so a sign-up the checks refuse is never counted. If a sign-up
--- fails later, its counts roll back. One plan for all (force_generic_plan), not one per client.
+-- Admits a visitor's sign-up: charges the attempt (refused past a ceiling), then, for a new
+-- address, counts it in its paces and marks it past one. Fires after early_access_1_check, so a
+-- sign-up the checks refuse is never charged. One plan for all (force_generic_plan), not one per
+-- client.
 create function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
@@ -293,6 +379,7 @@ declare
   sources record;
   address private.sign_up_source;
   network private.sign_up_source;
+  counting record;
 begin
   -- The role the request runs as (current_user is this function's owner). A missing email
   -- counts for nothing: the NOT NULL constraint refuses it next.
@@ -304,36 +391,34 @@ begin
   sources := private.sources_of(private.client_address());
   address := sources.address;
   network := sources.network;
+  perform private.charge_attempt(address, network, at);
 
-  -- A refusal is decided on a plain read, before any write or lock: a flood past its ceiling
-  -- costs one read per request. A source never seen is over no limit: each allows one.
-  if address.empty_at is not null or network.empty_at is not null then
-    perform private.refuse_past_ceiling(private.with_sign_up(address, at), private.with_sign_up(network, at), at);
-  end if;
-  -- A duplicate (its address is on the list) would fail at the unique constraint, rolling back
-  -- all it counted. It is held back from the insert, and its request is counted as a failed one
-  -- and answered as the constraint would once its rows are all seen (private.refuse_duplicate).
-  -- An upsert that ignores duplicates goes on: with `on_conflict=email` it succeeds with no row
-  -- and counts as a sign-up does; without, PostgREST's conflict is on the id, and the email's
-  -- constraint fails it. Either way it is counted as a failed request first.
+  -- A listed address would fail at the unique constraint. It is held back from the insert and
+  -- answered as the constraint would, once its rows are all seen (private.refuse_duplicate). An
+  -- upsert that ignores duplicates goes on: with `on_conflict=email` it succeeds with no row;
+  -- without, PostgREST's conflict is on the id, and the email's constraint fails it. Either way
+  -- nothing is stored, so no pace counts it.
   if exists (select from public.early_access e where e.email = new.email) then
     if coalesce(current_setting('request.headers', true)::json ->> 'prefer', '') !~ 'resolution=ignore-duplicates' then
       perform set_config('early_access.duplicate', 'held back', true);
       return null;
     end if;
-    perform private.count_failed_request(address, at);
+    perform set_config('early_access.admitted_sign_up', new.id::text, true);
+    return new;
   end if;
-  -- Sign-ups that passed the plain read together take turns here; one past a ceiling is refused
-  -- with nothing written (a network's refusal rolls its address's count back).
+  -- Sign-ups of one source take turns here, each judged when it holds the lock.
   address := private.count_in_source(address, at);
   network := private.count_in_source(network, at);
-  if not (address.added and network.added) then
+  if not (coalesce(address.added, true) and coalesce(network.added, true)) then
     perform private.mark_past_pace(new.id, address, network, private.sign_up_clock()); -- 30_marks.sql
   end if;
-  -- One sign-up in eight from a new source (by its address's hash, so at random) forgets up to
-  -- 32: sign-ups add at most two rows each and look at four on average, so a backlog drains.
-  if (address.added or network.added) and get_byte(address.source_key, 0) < 32 then
-    perform private.forget_empty_sources(address.source_key, at);
+  -- Some sign-ups that add a source (by its key, so at random) forget a few empty ones: sign-ups
+  -- add at most two rows each and look at more on average, so a backlog drains.
+  if address.added or network.added then
+    select * into counting from private.sign_up_counting;
+    if get_byte((coalesce(address, network)).source_key, 0) < 256 / counting.forget_one_in then
+      perform private.forget_empty_sources((coalesce(address, network)).source_key, counting.forget_batch, at);
+    end if;
   end if;
 
   perform set_config('early_access.admitted_sign_up', new.id::text, true);
@@ -345,14 +430,12 @@ create trigger early_access_2_admit
   before insert on public.early_access
   for each row execute function private.admit_sign_up();
 
--- Counts a request whose sign-up was held back as a duplicate as a failed one, then answers it
--- as the unique constraint would have, once all its rows are seen (a second row is refused, and
--- counted, before; so each request counts once, whatever its first row held): with no detail,
--- as PostgreSQL gives none of a table with row level security.
+-- Answers a request whose sign-up was held back as a duplicate as the unique constraint would
+-- have, once all its rows are seen (a second row is refused before): with no detail, as
+-- PostgreSQL gives none of a table with row level security. The attempt was charged already.
 create function private.refuse_duplicate()
 returns trigger language plpgsql security definer set search_path = '' as $$
 begin
-  perform private.count_failed_request((private.sources_of(private.client_address())).address, private.sign_up_clock());
   raise exception using
     errcode = 'unique_violation',
     message = 'duplicate key value violates unique constraint "early_access_email_key"',
@@ -366,13 +449,14 @@ create trigger early_access_4_duplicate
 
 -- Nobody but the owner reaches the helpers: not the API roles, and not PUBLIC, which may
 -- execute every new function by default.
-revoke all on table private.client_key_secret, private.sign_up_sources from public, anon, authenticated, service_role;
-revoke all on type private.sign_up_source from public, anon, authenticated, service_role;
+revoke all on table private.client_key_secret, private.sign_up_sources, private.sign_up_ceilings
+  from public, anon, authenticated, service_role;
+revoke all on type private.sign_up_source, private.ceiling_slot from public, anon, authenticated, service_role;
 revoke all on function private.check_sign_up(), private.admit_sign_up(), private.one_sign_up_per_request(),
-  private.refuse_duplicate(), private.refuse(integer, text, integer),
-  private.count_failed_request(private.sign_up_source, float8), private.sign_up_clock(), private.client_address(),
-  private.client_in_scope(text, integer, integer), private.sources_of(text),
-  private.with_sign_up(private.sign_up_source, float8), private.limits_over(private.sign_up_source, float8),
-  private.refuse_past_ceiling(private.sign_up_source, private.sign_up_source, float8),
-  private.count_in_source(private.sign_up_source, float8), private.forget_empty_sources(bytea, float8)
+  private.refuse_duplicate(), private.refuse(integer, text, integer), private.make_ceiling_slots(),
+  private.ceilings_keep_their_slots(),
+  private.charge_attempt(private.sign_up_source, private.sign_up_source, float8), private.sign_up_clock(),
+  private.client_address(), private.client_in_scope(text, integer, integer), private.sources_of(text),
+  private.with_sign_up(private.sign_up_source, float8), private.paces_past(private.sign_up_source, float8),
+  private.count_in_source(private.sign_up_source, float8), private.forget_empty_sources(bytea, integer, float8)
   from public, anon, authenticated, service_role;

@@ -1,4 +1,4 @@
--- Sign-ups past a normal pace, marked for the owner's review (25_sign_up_rules.sql marks them), in a
+-- Sign-ups past a normal pace, marked for the owner's review (25_sign_up_rules.sql counts the paces), in a
 -- table of their own: the public key cannot read a mark or a source, not even on the read-back
 -- of its own row, whose `select=*` is the sign-up's own columns only. Unmarked sign-ups record
 -- nothing about their source.
@@ -32,8 +32,7 @@ begin
   perform set_config('early_access.mark', json_build_object('sign_up_id', sign_up_id,
             'source', encode(substring(address.source_key from 1 for 6), 'hex'),
             'reason', string_agg(format('about %s sign-ups %s (pace: %s)', o.sign_ups, o.name, o.max_sign_ups), '; '))::text, true)
-     from (select * from private.limits_over(address, at) union all select * from private.limits_over(network, at)) o
-    where o.kind = 'pace'
+     from (select * from private.paces_past(address, at) union all select * from private.paces_past(network, at)) o
    having count(*) > 0;
 end;
 $$;

@@ -132,20 +132,50 @@ describe("the service_role key", () => {
 });
 
 describe("the helpers behind the sign-up rules", () => {
-  it.each(["sign_up_limits", "sign_up_scopes", "sign_up_sources", "client_key_secret"])(
-    "are out of the API's reach, even with the secret key: %s",
-    async (table) => {
-      const unknown = await rest(backend, { path: table, key: backend.secretKey });
-      expect(unknown.status).toBe(404);
-      expect((await unknown.json()).code).toBe("PGRST205");
+  it.each([
+    "sign_up_limits",
+    "sign_up_scopes",
+    "sign_up_counting",
+    "sign_up_ceilings",
+    "sign_up_sources",
+    "client_key_secret",
+  ])("are out of the API's reach, even with the secret key: %s", async (table) => {
+    const unknown = await rest(backend, { path: table, key: backend.secretKey });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).code).toBe("PGRST205");
 
-      const otherSchema = await rest(backend, {
-        path: table,
-        key: backend.secretKey,
-        headers: { "accept-profile": "private" },
-      });
-      expect(otherSchema.status).toBe(406);
-      expect((await otherSchema.json()).code).toBe("PGRST106");
+    const otherSchema = await rest(backend, {
+      path: table,
+      key: backend.secretKey,
+      headers: { "accept-profile": "private" },
+    });
+    expect(otherSchema.status).toBe(406);
+    expect((await otherSchema.json()).code).toBe("PGRST106");
+  });
+});
+
+describe("the ceilings' slots", () => {
+  it.each(["anon", "authenticated", "service_role"])(
+    "%s can neither read nor move a slot, even with the SQL a request could run",
+    async (role) => {
+      const { rows } = await backend.owner.query<{ slot: string }>(
+        "select slots[1]::text as slot from private.sign_up_ceilings limit 1",
+      );
+      const slot = rows[0]!.slot;
+      for (const sql of [
+        `select pg_sequence_last_value('${slot}')`,
+        `select setval('${slot}', 0)`,
+        `select nextval('${slot}')`,
+        "select private.charge_attempt(null, null, 0)",
+      ]) {
+        await expect(
+          backend.owner.transaction(async (tx) => {
+            await tx.query("select set_config('role', $1, true)", [role]);
+            await tx.query(sql);
+          }),
+          sql,
+        ).rejects.toMatchObject({ code: "42501" });
+      }
     },
   );
 });

@@ -1,12 +1,14 @@
-// The deploy as an owner runs it, with the Supabase CLI the project pins (`npx supabase`):
-// `supabase db push --db-url …` from a copy of supabase/ into a fresh database on the run's
-// server, set up as a new hosted project is (Supabase's roles and privileges, no migration yet).
-// Then a visitor's sign-up works through the local Supabase over that database, and the owner's
-// own next migration, made with `supabase migration new`, pushes after ours. On each major.
+// The deploy as an owner runs it, with the Supabase CLI the project pins (`npm run supabase`,
+// tools/supabase-cli.ts): `supabase db push --remote=<url>` from a copy of supabase/ into a fresh
+// database on the run's server, set up as a new hosted project is (Supabase's roles and
+// privileges, no migration yet). Then a visitor's sign-up works through the local Supabase over
+// that database, and the owner's own next migration, made with `supabase migration new`, pushes
+// after ours. On each major.
 //
-// The CLI runs without Docker or a network: `--db-url` reaches the database directly. Its home
-// (where it keeps telemetry and traces) is a temporary folder, and its telemetry is off.
-import { spawnSync } from "node:child_process";
+// The CLI runs without Docker: `--remote=<url>` reaches the database directly (the README's
+// `--remote` reaches the linked project the same way, through Supabase's API first). Its home
+// (where it keeps its login, telemetry and traces) is a temporary folder, and its telemetry is
+// off. A new pin whose CLI calls these words deprecated fails here, so the commands move with it.
 import { randomUUID } from "node:crypto";
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +24,7 @@ import {
   prepareSupabaseProject,
 } from "../../tools/local-supabase/database/supabase-project.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
-import { packageBin } from "../../tools/processes.ts";
+import { runSupabase, SUPABASE_CLI } from "../../tools/supabase-cli.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
 import { DUPLICATE_MESSAGE, rest, signUpOverHttp, testServerUrl, uniqueEmail } from "../support/database.ts";
 
@@ -31,13 +33,14 @@ const database = `deploy_${randomUUID().replaceAll("-", "")}`;
 const folder = mkdtempSync(join(tmpdir(), "deploy-"));
 const project = join(folder, "project");
 const { host, port } = inject("postgres");
-const dbUrl = `postgresql://${OWNER}@${host}:${port}/${database}?sslmode=disable`;
+// Without sslmode=disable the CLI insists on TLS, which the run's server does not offer.
+const remote = `--remote=postgresql://${OWNER}@${host}:${port}/${database}?sslmode=disable`;
+const pinned = SUPABASE_CLI.split("@")[1]!;
 
-/** The pinned CLI in the copy, as `npx supabase …` runs it there. */
+/** The pinned CLI in the copy, as `npm run supabase -- …` runs it there. */
 function supabase(...args: string[]): { status: number | null; output: string } {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [packageBin("supabase"), ...args], {
+  const { status, stdout, stderr } = runSupabase(args, {
     cwd: project,
-    encoding: "utf8",
     env: {
       ...withoutTestEnvironment(process.env),
       HOME: join(folder, "home"),
@@ -80,7 +83,14 @@ const ours = readdirSync(new URL("../../supabase/migrations/", import.meta.url))
   .filter((name) => name.endsWith(".sql"))
   .sort();
 
-describe(`supabase db push, on PostgreSQL ${major}`, () => {
+describe(`supabase db push (CLI ${pinned}), on PostgreSQL ${major}`, () => {
+  // The first run fetches the pinned version into npm's cache (tools/supabase-cli.ts).
+  it("runs the pinned CLI", { timeout: 120_000 }, () => {
+    const { status, output } = supabase("--version");
+    expect(status, output).toBe(0);
+    expect(output.trim()).toBe(pinned);
+  });
+
   it("reaches a server of that major", async () => {
     const { rows } = await owner.query<{ major: number }>(
       "select current_setting('server_version_num')::integer / 10000 as major",
@@ -89,15 +99,17 @@ describe(`supabase db push, on PostgreSQL ${major}`, () => {
   });
 
   it("--dry-run names our migrations and applies none", async () => {
-    const { status, output } = supabase("db", "push", "--dry-run", "--db-url", dbUrl);
+    const { status, output } = supabase("db", "push", remote, "--dry-run");
     expect(status, output).toBe(0);
+    expect(output, "the pinned CLI's own words for its target").not.toMatch(/deprecated/i);
+    expect(output, "the database named, not the local stack").toContain(`(${host}:${port})`);
     for (const file of ours) expect(output).toContain(file);
     const { rows } = await owner.query("select to_regclass('public.early_access') as early_access");
     expect(rows).toEqual([{ early_access: null }]);
   });
 
   it("applies them, in order, and records them", async () => {
-    const { status, output } = supabase("db", "push", "--yes", "--db-url", dbUrl);
+    const { status, output } = supabase("db", "push", remote, "--yes");
     expect(status, output).toBe(0);
     expect(await pushedVersions()).toEqual(ours.map((file) => file.slice(0, 14)));
   });
@@ -134,7 +146,7 @@ describe(`supabase db push, on PostgreSQL ${major}`, () => {
     expect(next, made.output).toBeDefined();
     writeFileSync(join(project, "supabase/migrations", next!), "create schema next_change;\n");
 
-    const { status, output } = supabase("db", "push", "--yes", "--db-url", dbUrl);
+    const { status, output } = supabase("db", "push", remote, "--yes");
     expect(status, output).toBe(0);
     expect(output).toContain(next);
     expect(await pushedVersions()).toEqual([...ours, next!].map((file) => file.slice(0, 14)));

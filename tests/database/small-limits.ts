@@ -17,6 +17,14 @@ export const SMALL_LIMITS = `
     when 'ceiling per address per day' then 48
     else max_sign_ups end;`;
 
+/**
+ * Forgets every count, as after a quiet day: the paces' table and each ceiling's slots (run as
+ * the owner between the tests of one database).
+ */
+export const FORGET_COUNTS = `
+  truncate private.sign_up_sources;
+  select pg_catalog.setval(slot, 0, false) from private.sign_up_ceilings, unnest(slots) slot;`;
+
 /** A limit of a limits' table: at most `max` sign-ups per `seconds`. */
 export interface Limit {
   max: number;

@@ -18,7 +18,7 @@ import { files, read, repository } from "./repository.ts";
 const COMMENT_STYLES: [RegExp, CommentStyle][] = [
   [/\.(ts|tsx|mjs|js|astro|css)$/, "slashes"],
   [/\.sql$/, "dashes"],
-  [/\.(toml|conf|yaml)$|^\.ci\/run$/, "hash"],
+  [/\.(toml|conf|ya?ml)$|^\.ci\/run$/, "hash"],
 ];
 
 const styleOf = (file: string) => COMMENT_STYLES.find(([pattern]) => pattern.test(file))?.[1];

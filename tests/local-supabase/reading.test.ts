@@ -1,5 +1,5 @@
 // Reading the list as its owner does, with the secret key: order, limit and offset,
-// Prefer: count=exact, and the `eq` and `gte` filters, on tables and views, answered as PostgREST
+// Prefer: count=exact, and the `eq`, `gte`, `in` and `is.null` filters (and their `not.`), on tables and views, answered as PostgREST
 // answers them (RangeQuery.hs, Response.hs, Statements.hs). What the local Supabase lacks
 // answers PGRST127.
 import type { SupabaseClient } from "@supabase/supabase-js";
@@ -194,15 +194,36 @@ describe("filters", () => {
     ["created_at=gte.2027-03-04T00:00:00Z", [3, 4]],
     ["email=eq.cy@example.com", [2]],
     ["email=eq.di@example.com&created_at=gte.2027-03-04T00:00:00Z", [3]],
+    ["email=not.eq.ada@example.com", [1, 2, 3, 4]],
+    // An `in` list, bare values or in double quotes (supabase-js quotes those with `,()`).
+    ['email=in.(ada@example.com,"cy@example.com",nobody@example.com)', [0, 2]],
+    ["email=not.in.(ada@example.com,bob@example.com,cy@example.com)", [3, 4]],
+    ["email=in.()", []],
+    // In quotes, a comma, parentheses, and `\` before a quote or a backslash.
+    [`phone=in.(${encodeURIComponent('"ext. \\"12\\", (office)\\\\b",555')})`, [2, 3]],
+    ["phone=is.null", [1]],
+    ["phone=not.is.null", [0, 2, 3, 4]],
   ])("%s keeps those rows", async (query, expected) => {
     expect(await readEmails(`order=created_at&${query}`)).toEqual(emails(expected));
+  });
+
+  it("are what supabase-js's .in() and .not() send", async () => {
+    const { data, error } = await secret
+      .from("early_access")
+      .select("email")
+      .in("email", ["ada@example.com", "di@example.com", "(odd, one)"])
+      .not("phone", "is", null)
+      .order("email");
+    expect(error).toBeNull();
+    expect(data!.map(({ email }) => email)).toEqual(emails([0, 3]));
   });
 
   it.each([
     ["email=like.*example.com", "PGRST127"],
     ["created_at=lt.2027-03-02T09:00:00Z", "PGRST127"],
-    ["email=in.(a,b)", "PGRST127"],
-    ["email=not.eq.ada@example.com", "PGRST127"],
+    ["email=in.(a,b", "PGRST127"],
+    ['email=in.("a"b)', "PGRST127"],
+    ["phone=is.true", "PGRST127"],
     ["or=(email.eq.a,email.eq.b)", "PGRST127"],
     ["select=email->x", "PGRST127"],
     ["limit=-1", "PGRST127"],

@@ -4,7 +4,11 @@ import type { PostgrestError } from "@supabase/supabase-js";
 import { describe, expect, it } from "vitest";
 import { describeFailure } from "../../tools/sign-ups/client";
 
-const target = (url: string) => ({ url, keySource: "SUPABASE_SECRET_KEY" });
+const target = (url: string, role: "service_role" | "anon" = "service_role") => ({
+  url,
+  keySource: role === "anon" ? "PUBLIC_SUPABASE_PUBLISHABLE_KEY" : "SUPABASE_SECRET_KEY",
+  role,
+});
 const error = (fields: Partial<PostgrestError>) =>
   ({ message: "", details: "", hint: "", code: "", ...fields }) as PostgrestError;
 
@@ -53,7 +57,60 @@ describe("describeFailure", () => {
       message:
         "Cannot reach the Supabase API at http://127.0.0.1:54321 (connect ECONNREFUSED 127.0.0.1:54321).",
     },
-  ])("$case", ({ url, status, error, message }) => {
-    expect(describeFailure(error, status, target(url)).message).toBe(message);
+    {
+      case: "no answer within watch's time limit",
+      url: "https://abcdefghijklmnop.supabase.co",
+      status: 0,
+      error: error({ message: "TimeoutError: The operation was aborted due to timeout" }),
+      message: "Cannot reach the Supabase API at https://abcdefghijklmnop.supabase.co (no answer in time).",
+    },
+    {
+      case: "a server error: the status, the body's first words on one line, and where to look",
+      url: "https://abcdefghijklmnop.supabase.co",
+      status: 500,
+      error: error({ message: "<html>\n  <body>Internal\n\nServer Error</body>\n</html>" }),
+      message:
+        "The API at https://abcdefghijklmnop.supabase.co answered 500: <html> <body>Internal Server Error</body> " +
+        "</html>. The failure is on the project's side: see its logs at " +
+        "https://supabase.com/dashboard/project/abcdefghijklmnop, and https://status.supabase.com; try again later.",
+    },
+    {
+      case: "the page's key refused: where to get the publishable key, and that the site needs it too",
+      url: "https://abcdefghijklmnop.supabase.co",
+      role: "anon" as const,
+      status: 401,
+      error: error({ message: "Invalid API key" }),
+      message:
+        "The API at https://abcdefghijklmnop.supabase.co refused the key from PUBLIC_SUPABASE_PUBLISHABLE_KEY as " +
+        "invalid, as it refuses the page's sign-ups if the site was built with it: copy the project's publishable " +
+        "key (sb_publishable_…) from the dashboard, Project Settings → API Keys, into the site's build settings " +
+        "(and build again) and this job's.",
+    },
+    {
+      case: "the page's role without its grant: the grant to give back",
+      url: "https://abcdefghijklmnop.supabase.co",
+      role: "anon" as const,
+      status: 401,
+      error: error({ code: "42501", message: "permission denied for table early_access" }),
+      message:
+        "The key from PUBLIC_SUPABASE_PUBLISHABLE_KEY may not add a sign-up at https://abcdefghijklmnop.supabase.co " +
+        "(permission denied for table early_access): every sign-up from the page fails. Grant it back in the SQL " +
+        "editor as supabase/schemas/10_early_access.sql does: grant insert (email, phone), select on table " +
+        "public.early_access to anon, authenticated;",
+    },
+    {
+      case: "the page's path answering anything else: to check the migrations",
+      url: "https://abcdefghijklmnop.supabase.co",
+      role: "anon" as const,
+      status: 400,
+      error: error({ code: "PT400", message: "The client's address is unknown" }),
+      message:
+        "The page's sign-up path at https://abcdefghijklmnop.supabase.co answered 400 PT400: The client's address " +
+        "is unknown, where the database should refuse the test address with 400 (early_access_email_check): check " +
+        "that this repository's migrations are all applied (npx supabase db push --dry-run lists any missing).",
+    },
+  ])("$case", ({ url, status, error, message, ...rest }) => {
+    const role = "role" in rest ? rest.role : undefined;
+    expect(describeFailure(error, status, target(url, role)).message).toBe(message);
   });
 });

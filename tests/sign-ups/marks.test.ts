@@ -139,6 +139,34 @@ describe("the same mailbox as an earlier sign-up", () => {
     expect(await repeatsAmong(emails)).toEqual({});
   });
 
+  it("the domains' views name each field, as the command reads them", async () => {
+    await repeatsAmong(["johndoe@gmail.com", "john.doe@gmail.com", "ana@example.org"]);
+    const counts = await owner.query<{ domains: unknown }>(
+      "select domains from public.early_access_domain_counts",
+    );
+    expect(counts.rows[0]!.domains).toEqual(
+      expect.arrayContaining([
+        { domain: "gmail.com", sign_ups: 2, past_pace: 0, repeats: 1, repeats_past_pace: 0 },
+        { domain: "example.org", sign_ups: 1, past_pace: 0, repeats: 0, repeats_past_pace: 0 },
+      ]),
+    );
+    const domains = await owner.query<{ domains: unknown }>(
+      "select domains from public.early_access_domains",
+    );
+    expect(domains.rows[0]!.domains).toEqual(
+      expect.arrayContaining([
+        {
+          domain: "gmail.com",
+          sign_ups: 2,
+          first_at: "2026-11-01T09:01:00+00:00",
+          last_at: "2026-11-01T09:02:00+00:00",
+          some_emails: ["john.doe@gmail.com", "johndoe@gmail.com"],
+        },
+        expect.objectContaining({ domain: "example.org", some_emails: ["ana@example.org"] }),
+      ]),
+    );
+  });
+
   it("an uppercase duplicate is never a second sign-up: the unique address refuses it", async () => {
     await repeatsAmong(["johndoe@gmail.com"]);
     await expect(

@@ -496,6 +496,22 @@ describe("addresses that look undeliverable or doubled", () => {
     );
   });
 
+  it("export --for a mailing tool writes its columns, without the marked, saying how many it left out", async () => {
+    const run = await runOwnerCommand(["export", "--for", "mailchimp"], env());
+    expect(run.status, run.stderr).toBe(0);
+    const { rows } = await owner.query<{ line: string }>(
+      `select email || ',,' || to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as line
+         from public.early_access where email = any($1) order by created_at`,
+      [["ada.lovelace@gmail.com", "wei@qq.com", "carol@example.org"]],
+    );
+    expect(run.stdout).toBe(
+      ["Email Address,Phone Number,Signup Date", ...rows.map(({ line }) => line), ""].join("\r\n"),
+    );
+    expect(run.stderr).toBe(
+      "Exported 3 sign-ups for Mailchimp (left out 3 marked for review: list --marked shows why; --with-marked keeps them).\n",
+    );
+  });
+
   it("remove --reason takes out one reason's sign-ups and nothing else", async () => {
     for (const [reason, gone] of [
       ["typo", "bob@gmial.com"],
@@ -655,7 +671,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
       const run = await runOwnerCommand(["remove", "ada@example.com"], throwawayAt(empty));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
-        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npx supabase db push\), the first being supabase\/migrations\/\d{14}_early_access\.sql\.\n$/,
+        /^error: The project at .+ has no table public\.early_access: apply this repository's migrations \(npm run supabase -- db push --remote\), the first being supabase\/migrations\/\d{14}_early_access\.sql\.\n$/,
       );
     } finally {
       await empty.close();
@@ -670,7 +686,7 @@ describe("failures: one line, exit status 1, nothing changed", () => {
       const run = await runOwnerCommand(["count"], throwawayAt(older));
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(
-        /^error: The project at .+ has no view public\.early_access_totals: apply this repository's migrations \(npx supabase db push\)\.\n$/,
+        /^error: The project at .+ has no view public\.early_access_totals: apply this repository's migrations \(npm run supabase -- db push --remote\)\.\n$/,
       );
     } finally {
       await older.close();
@@ -698,6 +714,13 @@ describe("failures: one line, exit status 1, nothing changed", () => {
     [["list", "--limit", "0"], /--limit/],
     [["list", "--since", "2026-02-30"], /--since/],
     [["remove", "nobody"], /"nobody" is not an email address/],
+    [["export", "--for", "mailjet"], /--for.*mailchimp, brevo, resend, loops, kit/],
+    [["export", "--with-marked"], /--with-marked and --country go with --for <tool>/],
+    [["export", "--for", "brevo", "--country", "France"], /--country.*two-letter code/],
+    [
+      ["export", "--for", "brevo", "--with-marked", "--without-marked"],
+      /--with-marked or --without-marked: one/,
+    ],
     [["erase", "x"], /unknown command 'erase'/],
   ])("%j is refused before anything is sent", async (args, message) => {
     await expectFailure(args, throwawayAt(backend), message);

@@ -11,6 +11,7 @@ import {
   type Column,
   type Filter,
   type OrderTerm,
+  type SelectItem,
   type Statement,
 } from "./statements.ts";
 
@@ -197,18 +198,76 @@ function columnName(raw: string): string {
   return name;
 }
 
-const OPERATORS: Record<string, Filter["operator"]> = { eq: "=", gte: ">=" };
+/**
+ * A `select` item: `*`, or a column with PostgREST's cast if any (`email::text`), whose type
+ * PostgREST takes as letters and digits, never quoted.
+ */
+function selectItem(raw: string): SelectItem {
+  const match = /^\s*("[^"]*"|[^:"]+)(?:::([A-Za-z0-9_]+))?\s*$/.exec(raw);
+  if (!match) throw notImplemented(`The select item '${raw}' is`);
+  const [, column = "", cast = null] = match;
+  if (column.trim() === "*") {
+    if (cast) throw notImplemented(`The select item '${raw}' is`);
+    return { column: "*", cast: null };
+  }
+  return { column: columnName(column), cast };
+}
 
-/** `select`, `columns`, `order`, `limit`, `offset`, and `eq` and `gte` filters. */
+const OPERATORS: Record<string, "=" | ">="> = { eq: "=", gte: ">=" };
+
+/**
+ * A filter as PostgREST reads it (QueryParams.hs): `eq.x`, `gte.x`, `in.(a,"b,c")`, `is.null`,
+ * each optionally after `not.`; null for anything else.
+ */
+function filterOf(column: string, text: string): Filter | null {
+  const negated = text.startsWith("not.");
+  const [operator, ...rest] = (negated ? text.slice("not.".length) : text).split(".");
+  const value = rest.join(".");
+  if (rest.length === 0) return null;
+  if (Object.hasOwn(OPERATORS, operator!)) return { column, negated, operator: OPERATORS[operator!]!, value };
+  if (operator === "is" && value === "null") return { column, negated, operator: "is null" };
+  if (operator === "in") {
+    const values = listValues(value);
+    return values && { column, negated, operator: "in", values };
+  }
+  return null;
+}
+
+/**
+ * The values of an `in` list, `(a,"b,c","d\"e")`: each bare up to the next comma, or in double
+ * quotes with `\` escaping the next character; null for anything else.
+ */
+function listValues(text: string): string[] | null {
+  if (!text.startsWith("(") || !text.endsWith(")")) return null;
+  const values: string[] = [];
+  const inner = text.slice(1, -1);
+  const element = /"((?:[^"\\]|\\.)*)"(?=,|$)|([^,"]*)/y;
+  if (inner === "") return values;
+  for (let at = 0; at <= inner.length;) {
+    element.lastIndex = at;
+    const match = element.exec(inner);
+    if (!match || (match[1] === undefined && match[2] === undefined)) return null;
+    values.push(match[1] !== undefined ? match[1].replace(/\\(.)/g, "$1") : match[2]!);
+    at = element.lastIndex;
+    if (at === inner.length) break;
+    if (inner[at] !== ",") return null;
+    at++;
+  }
+  return values;
+}
+
+/** `select`, `columns`, `order`, `limit`, `offset`, and `eq`, `gte`, `in` and `is.null` filters. */
 function parseQuery(query: URLSearchParams, method: string) {
   const filters: Filter[] = [];
   for (const [key, value] of query) {
     if (["select", "columns", "order", "limit", "offset", "on_conflict"].includes(key)) continue;
-    const [operator, ...rest] = value.split(".");
-    if (!Object.hasOwn(OPERATORS, operator!) || rest.length === 0) {
-      throw notImplemented(`The parameter '${key}=${value}' is: only eq and gte filters are`);
+    const filter = filterOf(columnName(key), value);
+    if (!filter) {
+      throw notImplemented(
+        `The parameter '${key}=${value}' is: only eq, gte, in and is.null filters (and their not.) are`,
+      );
     }
-    filters.push({ column: columnName(key), operator: OPERATORS[operator!]!, value: rest.join(".") });
+    filters.push(filter);
   }
   const select = query.get("select")?.split(",") ?? ["*"];
   // Aggregates (`count()`), which Supabase leaves disabled (db-aggregates-enabled).
@@ -223,7 +282,7 @@ function parseQuery(query: URLSearchParams, method: string) {
   ].map((name) => query.get(name));
   if (method !== "GET" && (order ?? limit ?? offset) !== null) throw notImplemented("Paging a write is");
   return {
-    select: select.map((item) => (item.trim() === "*" ? "*" : columnName(item))),
+    select: select.map(selectItem),
     columnsParam: columns === null ? null : columns.split(",").map(columnName),
     onConflict: onConflict === null ? null : onConflict.split(",").map(columnName),
     filters,

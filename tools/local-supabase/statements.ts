@@ -7,7 +7,13 @@ export const EXPOSED_SCHEMA = "public";
 /** A column as an insert casts the body's JSON to it: its type without modifiers. */
 export type Column = { name: string; type: string };
 
-export type Filter = { column: string; operator: "=" | ">="; value: string };
+/**
+ * A filter of the query string: `eq`, `gte` and `in` compare with values, `is` only with null;
+ * `negated` for PostgREST's `not.` before the operator.
+ */
+export type Filter = { column: string; negated?: boolean } & (
+  { operator: "=" | ">="; value: string } | { operator: "in"; values: string[] } | { operator: "is null" }
+);
 
 export type OrderTerm = {
   column: string;
@@ -17,20 +23,29 @@ export type OrderTerm = {
 
 export type Statement = { text: string; params: string[] };
 
-/** The columns to send back (`*` allowed); null sends none, and needs no SELECT privilege. */
-export type Selection = string[] | null;
+/** A column to send back (`*` for all), cast as `?select=email::text` asks (PostgREST's CAST). */
+export type SelectItem = { column: string; cast: string | null };
+
+/** The columns to send back; null sends none, and needs no SELECT privilege. */
+export type Selection = SelectItem[] | null;
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const qualified = (table: string) => `${quote(EXPOSED_SCHEMA)}.${quote(table)}`;
-const columnsOf = (relation: string, selection: string[]) =>
-  selection.map((name) => `${relation}.${name === "*" ? "*" : quote(name)}`).join(", ");
+/** The selection as a select list; casts too, or (a write's RETURNING) only the columns. */
+const columnsOf = (relation: string, selection: SelectItem[], { casts = true } = {}) =>
+  selection
+    .map(({ column, cast }) => {
+      const field = `${relation}.${column === "*" ? "*" : quote(column)}`;
+      return cast && casts ? `CAST(${field} AS ${cast}) AS ${quote(column)}` : field;
+    })
+    .join(", ");
 
 /** The rows as the answer's body (PostgREST's handlerF), or none. */
 const body = (rows: boolean) => (rows ? "coalesce(json_agg(_postgrest_t), '[]')::text" : "''");
 
 export interface Read {
   table: string;
-  selection: string[];
+  selection: SelectItem[];
   filters: Filter[];
   order: OrderTerm[];
   limit: number;
@@ -96,9 +111,13 @@ export function deleteStatement(table: string, filters: Filter[], selection: Sel
   return mutation(table, selection, params, `DELETE FROM ${qualified(table)}${filter}`);
 }
 
-/** A write wrapped as PostgREST wraps it: without a selection it returns `1` per row. */
+/**
+ * A write wrapped as PostgREST wraps it: without a selection it returns `1` per row. Casts apply
+ * in the outer select, after the write and its triggers, in the same statement: a cast that
+ * fails rolls the write back.
+ */
 function mutation(table: string, selection: Selection, params: string[], write: string): Statement {
-  const returning = selection ? columnsOf(qualified(table), selection) : "1";
+  const returning = selection ? columnsOf(qualified(table), selection, { casts: false }) : "1";
   const columns = selection ? columnsOf(quote(table), selection) : "1";
   return {
     text:
@@ -109,12 +128,29 @@ function mutation(table: string, selection: Selection, params: string[], write: 
   };
 }
 
-/** ` WHERE "t"."c" >= $n AND …`; each value a parameter, left for Postgres to type. */
+/**
+ * ` WHERE "t"."c" >= $n AND …`; each value a parameter, left for Postgres to type (an `in` list as
+ * one array, `= ANY ($n)`, as PostgREST sends it).
+ */
 function where(table: string, filters: Filter[], params: string[]): string {
   if (filters.length === 0) return "";
-  const conditions = filters.map(({ column, operator, value }) => {
-    params.push(value);
-    return `${quote(table)}.${quote(column)} ${operator} $${params.length}`;
+  const conditions = filters.map((filter) => {
+    const column = `${quote(table)}.${quote(filter.column)}`;
+    let condition: string;
+    if (filter.operator === "is null") condition = `${column} IS NULL`;
+    else if (filter.operator === "in") {
+      params.push(arrayLiteral(filter.values));
+      condition = `${column} = ANY ($${params.length})`;
+    } else {
+      params.push(filter.value);
+      condition = `${column} ${filter.operator} $${params.length}`;
+    }
+    return filter.negated ? `NOT (${condition})` : condition;
   });
   return ` WHERE ${conditions.join(" AND ")}`;
+}
+
+/** A PostgreSQL array literal of these values, each quoted, `"` and `\\` escaped: `{"a","b,c"}`. */
+function arrayLiteral(values: string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
 }

@@ -18,10 +18,10 @@ const TOTALS = "early_access_totals";
 /** Sign-ups per UTC hour and per quarter of it. */
 const HOURS = "early_access_hours";
 
-/** Every email domain's counts, in one row. */
+/** Every email domain's counts, in one row: a JSON array of objects named as DomainCount's fields. */
 const DOMAIN_COUNTS = "early_access_domain_counts";
 
-/** Every email domain's first and latest sign-up and two addresses, in one row. */
+/** Every email domain's first and latest sign-up and two addresses, in one row, as DomainRow's fields. */
 const DOMAINS = "early_access_domains";
 
 /** Later sign-ups to the same mailbox as an earlier one. */
@@ -120,6 +120,8 @@ export interface Target {
   url: string;
   /** Where the key came from: `SUPABASE_SECRET_KEY`, or the local default. */
   keySource: string;
+  /** The role the key acts as: the secret key's service_role (the default), or the page's anon. */
+  role?: "service_role" | "anon";
 }
 
 export interface ReadOptions {
@@ -162,11 +164,34 @@ export interface SignUps {
   removeIds(ids: string[]): Promise<number>;
 }
 
+/** How many requests of a removal are in flight at once: a few, without flooding the project. */
+const REQUESTS_AT_ONCE = 4;
+
 /**
- * How many requests that each name one domain or one sign-up (PostgREST's `eq`) are in flight at
- * once: a few at a time keep hundreds of them short without flooding the project.
+ * How long the values of one `in` list may be, encoded: Supabase's gateway takes about 16 KB of
+ * URL and headers together, and a proxy in front may take less. About 100 ids, or as many domains.
  */
-const REQUESTS_AT_ONCE = 8;
+const IN_LIST_CHARACTERS = 4000;
+
+/** The values in batches whose encoded `in` list stays within IN_LIST_CHARACTERS. */
+export function inBatches(values: string[]): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let length = 0;
+  for (const value of values) {
+    // Its encoded length, with a comma and room for the quotes supabase-js may add.
+    const size = encodeURIComponent(value).length + 7;
+    if (batch.length > 0 && length + size > IN_LIST_CHARACTERS) {
+      batches.push(batch);
+      batch = [];
+      length = 0;
+    }
+    batch.push(value);
+    length += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
 
 /** Runs `work` for every item, `REQUESTS_AT_ONCE` at a time. */
 async function eachAtOnce<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
@@ -213,29 +238,13 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
     },
 
     async domainCounts() {
-      const answer = await client.from(DOMAIN_COUNTS).select("counts");
-      const [{ counts }] = check(answer) as [{ counts: Record<string, [number, number, number, number]> }];
-      return Object.entries(counts).map(([domain, [sign_ups, past_pace, repeats, repeats_past_pace]]) => ({
-        domain,
-        sign_ups,
-        past_pace,
-        repeats,
-        repeats_past_pace,
-      }));
+      const answer = await client.from(DOMAIN_COUNTS).select("domains");
+      return (check(answer) as [{ domains: DomainCount[] }])[0]!.domains;
     },
 
     async domains() {
       const answer = await client.from(DOMAINS).select("domains");
-      const [{ domains }] = check(answer) as [
-        { domains: Record<string, [number, string, string, string, string]> },
-      ];
-      return Object.entries(domains).map(([domain, [sign_ups, first_at, last_at, an, another]]) => ({
-        domain,
-        sign_ups,
-        first_at,
-        last_at,
-        some_emails: an === another ? [an] : [an, another],
-      }));
+      return (check(answer) as [{ domains: DomainRow[] }])[0]!.domains;
     },
 
     repeats() {
@@ -300,33 +309,30 @@ export function signUpsClient(client: SupabaseClient, target: Target): SignUps {
     },
 
     async removePastPace() {
-      const sources = await signUps.sources();
-      return deleteEach(sources, ({ source }) =>
-        client.from(WITH_MARKS).delete().eq("source", source).select("email"),
-      );
+      // One request: every sign-up whose mark names a source.
+      const answer = await client.from(WITH_MARKS).delete().not("source", "is", null).select("email");
+      return (check(answer) as unknown[]).length;
     },
 
     removeAtDomains(domains) {
-      return deleteEach(domains, (domain) =>
-        client.from(WITH_MARKS).delete().eq("domain", domain).select("email"),
-      );
+      return deleteIn(WITH_MARKS, "domain", domains);
     },
 
     removeIds(ids) {
-      return deleteEach(ids, (id) => client.from(TABLE).delete().eq("id", id).select("email"));
+      return deleteIn(TABLE, "id", ids);
     },
   };
   return signUps;
 
-  /** Runs one deletion per item, a few at a time; how many rows they deleted. */
-  async function deleteEach<T>(
-    items: T[],
-    remove: (item: T) => PromiseLike<{ data: unknown; error: PostgrestError | null; status: number }>,
-  ): Promise<number> {
+  /**
+   * Deletes the rows whose `column` is one of `values`: one request (`column=in.(…)`) per batch
+   * that keeps its address short, the batches a few at a time; how many rows they deleted.
+   */
+  async function deleteIn(relation: string, column: string, values: string[]): Promise<number> {
     let removed = 0;
-    await eachAtOnce(items, async (item) => {
-      const rows = check(await remove(item)) as unknown[];
-      removed += rows.length;
+    await eachAtOnce(inBatches(values), async (batch) => {
+      const answer = await client.from(relation).delete().in(column, batch).select("email");
+      removed += (check(answer) as unknown[]).length;
     });
     return removed;
   }
@@ -354,12 +360,15 @@ const PROJECT_PAUSED = 540;
 export function describeFailure(
   error: PostgrestError,
   status: number,
-  { url, keySource }: Target,
+  { url, keySource, role = "service_role" }: Target,
 ): OwnerCommandError {
+  const page = role === "anon";
   if (status === 0) {
     // supabase-js puts the cause in `details`: "…Caused by: Error: connect ECONNREFUSED 127.0.0.1:54321 (ECONNREFUSED)".
-    const cause =
-      /Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ?? error.message;
+    const cause = /TimeoutError/.test(error.message)
+      ? "no answer in time"
+      : (/Caused by: (?:\w*Error: )?(.*?)(?: \([A-Z_]+\))?$/m.exec(error.details ?? "")?.[1] ??
+        error.message);
     // A paused project's address stops resolving, as a deleted one's does.
     const unknownProject = cause.includes("ENOTFOUND") && projectRef(url) !== null;
     return new OwnerCommandError(
@@ -380,24 +389,82 @@ export function describeFailure(
     const missing = /'public\.(\w+)'/.exec(error.message)?.[1] ?? TABLE;
     return new OwnerCommandError(
       `The project at ${url} has no ${missing === TABLE ? "table" : "view"} public.${missing}: apply ` +
-        "this repository's migrations (npx supabase db push)" +
+        "this repository's migrations (npm run supabase -- db push --remote)" +
         (missing === TABLE ? `, the first being supabase/migrations/${creatingMigration()}.` : "."),
     );
   }
   if (status === 401 && error.message === "Invalid API key") {
     return new OwnerCommandError(
-      `The API at ${url} refused the key from ${keySource} as invalid: copy the project's secret ` +
-        "key (sb_secret_…) from the dashboard, Project Settings → API Keys.",
+      page
+        ? `The API at ${url} refused the key from ${keySource} as invalid, as it refuses the page's sign-ups if the ` +
+            "site was built with it: copy the project's publishable key (sb_publishable_…) from the dashboard, " +
+            "Project Settings → API Keys, into the site's build settings (and build again) and this job's."
+        : `The API at ${url} refused the key from ${keySource} as invalid: copy the project's secret ` +
+            "key (sb_secret_…) from the dashboard, Project Settings → API Keys.",
     );
   }
   if (error.code === "42501") {
     return new OwnerCommandError(
-      `The key from ${keySource} may not do this at ${url} (${error.message}): the owner's ` +
-        "command needs the secret key (sb_secret_…), which acts as service_role.",
+      page
+        ? `The key from ${keySource} may not add a sign-up at ${url} (${error.message}): every sign-up from the ` +
+            "page fails. Grant it back in the SQL editor as supabase/schemas/10_early_access.sql does: " +
+            "grant insert (email, phone), select on table public.early_access to anon, authenticated;"
+        : `The key from ${keySource} may not do this at ${url} (${error.message}): the owner's ` +
+            "command needs the secret key (sb_secret_…), which acts as service_role.",
     );
   }
   const code = error.code ? ` ${error.code}` : "";
-  return new OwnerCommandError(`The API at ${url} answered ${status}${code}: ${error.message}`);
+  const message = shortened(error.message);
+  if (status >= 500) {
+    return new OwnerCommandError(
+      `The API at ${url} answered ${status}${code}: ${message}. The failure is on the project's side: ` +
+        `see its logs at ${dashboard(url)}, and https://status.supabase.com; try again later.`,
+    );
+  }
+  if (page) {
+    return new OwnerCommandError(
+      `The page's sign-up path at ${url} answered ${status}${code}: ${message}, where the database should ` +
+        `refuse the test address with 400 (${REFUSED_BY}): check that this repository's migrations are all ` +
+        "applied (npx supabase db push --dry-run lists any missing).",
+    );
+  }
+  return new OwnerCommandError(`The API at ${url} answered ${status}${code}: ${message}`);
+}
+
+/** A message on one line of at most 200 characters (an HTML error page can be thousands). */
+function shortened(message: string): string {
+  const line = message.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * What `watch` sends along the page's own path (the publishable key, as anon): an address the
+ * database's first check refuses (private.check_sign_up, supabase/schemas/10_early_access.sql) before
+ * anything is stored or any sign-up rule counts it. The refusal proves the key, the insert grant
+ * and the trigger's path; a sign-up's own checks run in the same order.
+ */
+export const REFUSED_ADDRESS = "sign-ups watch: not an address";
+
+/** The check that refuses it, as the database names it. */
+export const REFUSED_BY = "early_access_email_check";
+
+/** How the page's path answered: refused as it should be, or (its check missing) stored. */
+export type PageAnswer = { status: number; constraint: string } | { storedId: string };
+
+/**
+ * Sends REFUSED_ADDRESS as the page sends a sign-up (insert, then read back). A refusal by the
+ * database's check is the expected answer; any other failure is thrown, in words for the owner.
+ */
+export async function checkSignUpPath(client: SupabaseClient, target: Target): Promise<PageAnswer> {
+  const answer = await client.from(TABLE).insert({ email: REFUSED_ADDRESS, phone: null }).select();
+  if (!answer.error) return { storedId: (answer.data as Array<{ id: string }>)[0]!.id };
+  if (
+    answer.status === 400 &&
+    answer.error.code === "23514" &&
+    answer.error.message.includes(`"${REFUSED_BY}"`)
+  )
+    return { status: answer.status, constraint: REFUSED_BY };
+  throw describeFailure(answer.error, answer.status, { ...target, role: "anon" });
 }
 
 /** A hosted project's ref, from its URL (`https://<ref>.supabase.co`); null elsewhere. */

@@ -1,7 +1,8 @@
 // Where the owner's command finds the sign-ups, and with which key. A real project: its URL and
-// SUPABASE_SECRET_KEY. Locally, no configuration: the local secret key, and the local Supabase
-// that is already running (`npm start`, `npm run dev`, `npm run backend`), or else one started
-// on the data folder for the length of the command, so that the folder keeps a single owner.
+// SUPABASE_SECRET_KEY (and, for `watch`'s check of the page's path, the page's own key,
+// PUBLIC_SUPABASE_PUBLISHABLE_KEY). Locally, no configuration: the local keys, and the local
+// Supabase that is already running (`npm start`, `npm run dev`, `npm run backend`), or else one
+// started on the data folder for the length of the command, so that the folder keeps a single owner.
 import { createClient, type SupabaseClient } from "@supabase/supabase-js";
 import {
   isLoopback,
@@ -13,7 +14,7 @@ import {
 import { mayServeThisProject, runLocalSupabase } from "../run-local-supabase.ts";
 import { DataFolderLockedError } from "../local-supabase/database/data-folder.ts";
 import type { LocalSupabase } from "../local-supabase/index.ts";
-import { LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
+import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
 import { readLocalSettings, type LocalSettings } from "../settings.ts";
 import { OwnerCommandError, type Target } from "./client.ts";
 
@@ -21,35 +22,97 @@ export interface Connection extends Target {
   client: SupabaseClient;
   /** Whether it is the local Supabase (no Supabase project, so no pausing). */
   local: boolean;
+  /** The same project with the page's own key (publishable), as the page reaches it. */
+  asThePage(): { client: SupabaseClient } & Target;
   /** Stops the backend the command started, if it did. */
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  /** Abort each request after this long (a scheduled job must not hang on a project that never answers). */
+  requestTimeoutMs?: number;
+}
+
 const SECRET_KEY_VARIABLE = "SUPABASE_SECRET_KEY";
+const PUBLISHABLE_KEY_VARIABLE = "PUBLIC_SUPABASE_PUBLISHABLE_KEY";
 
 /** How long to wait for a backend that holds the data folder but does not answer yet. */
 const STARTING_BACKEND_WAIT_MS = 30_000;
 
-export async function connect(env: Environment = readEnvironment()): Promise<Connection> {
+export async function connect(
+  env: Environment = readEnvironment(),
+  { requestTimeoutMs }: ConnectOptions = {},
+): Promise<Connection> {
   const settings = readLocalSettings(env);
   const url = settings.supabaseUrl;
   const local = settings.usesLocalSupabase;
-  const { key, keySource } = secretKey(env, local);
+  const { key, keySource, role } = secretKey(env, local);
   if (new URL(url).protocol !== "https:" && !isLoopback(new URL(url))) {
     throw new OwnerCommandError(
       `PUBLIC_SUPABASE_URL (${url}) is not https: the secret key is not sent over an unencrypted connection.`,
     );
   }
   const backend = local ? await localSupabase(settings) : null;
-  const client = createClient(url, key, { auth: { persistSession: false, autoRefreshToken: false } });
-  return { client, url, keySource, local, close: async () => void (await backend?.close()) };
+  const clientWith = (key: string) =>
+    createClient(url, key, {
+      auth: { persistSession: false, autoRefreshToken: false },
+      global: requestTimeoutMs === undefined ? {} : { fetch: timedFetch(requestTimeoutMs) },
+    });
+  return {
+    client: clientWith(key),
+    url,
+    keySource,
+    role,
+    local,
+    asThePage: () => {
+      const page = publishableKey(env, local);
+      return { client: clientWith(page.key), url, ...page };
+    },
+    close: async () => void (await backend?.close()),
+  };
+}
+
+/** fetch, each request aborted after `ms` (supabase-js sets no time limit of its own). */
+function timedFetch(ms: number): typeof fetch {
+  return (input, init) => {
+    const timeout = AbortSignal.timeout(ms);
+    return fetch(input, {
+      ...init,
+      signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout,
+    });
+  };
+}
+
+/** The page's key: PUBLIC_SUPABASE_PUBLISHABLE_KEY, else (locally only) the local stack's own. */
+function publishableKey(
+  env: Environment,
+  local: boolean,
+): Pick<Target, "keySource" | "role"> & { key: string } {
+  const key = env[PUBLISHABLE_KEY_VARIABLE];
+  if (key === undefined) {
+    if (local)
+      return { key: LOCAL_PUBLISHABLE_KEY, keySource: "the local stack's publishable key", role: "anon" };
+    throw new OwnerCommandError(
+      `${PUBLISHABLE_KEY_VARIABLE} is not set: watch checks the page's sign-up path with the page's own key. ` +
+        "Set it to the project's publishable key (sb_publishable_…, Project Settings → API Keys), the one the site is built with.",
+    );
+  }
+  if (isSecretKey(key)) {
+    throw new OwnerCommandError(
+      `${PUBLISHABLE_KEY_VARIABLE} holds a secret key, which the page must never carry: set it to the publishable ` +
+        "key (sb_publishable_…), and if a site was built with the secret key, roll that key in the dashboard " +
+        "(Project Settings → API Keys).",
+    );
+  }
+  return { key, keySource: PUBLISHABLE_KEY_VARIABLE, role: "anon" };
 }
 
 /** The secret key: SUPABASE_SECRET_KEY, else (locally only) the local stack's own. */
-function secretKey(env: Environment, local: boolean): { key: string; keySource: string } {
+function secretKey(env: Environment, local: boolean): Pick<Target, "keySource" | "role"> & { key: string } {
   const key = env[SECRET_KEY_VARIABLE];
   if (key === undefined) {
-    if (local) return { key: LOCAL_SECRET_KEY, keySource: "the local stack's secret key" };
+    if (local)
+      return { key: LOCAL_SECRET_KEY, keySource: "the local stack's secret key", role: "service_role" };
     throw new OwnerCommandError(
       `${SECRET_KEY_VARIABLE} is not set. Copy the project's secret key (sb_secret_…) from the ` +
         "dashboard, Project Settings → API Keys, into .env or the environment; never into a PUBLIC_ variable.",
@@ -63,7 +126,7 @@ function secretKey(env: Environment, local: boolean): { key: string; keySource: 
         "from Project Settings → API Keys.",
     );
   }
-  return { key, keySource: SECRET_KEY_VARIABLE };
+  return { key, keySource: SECRET_KEY_VARIABLE, role: "service_role" };
 }
 
 /**

@@ -35,6 +35,15 @@ export function csvWriter({ bom = false } = {}): Stringifier {
 }
 
 /**
+ * A mailing tool's import file (mailing-tools.ts): its columns, RFC 4180 (quotes only where a
+ * field needs them), UTF-8. No `'` before a cell that starts with `+` or `-`: a tool reads the
+ * phone `+33612345678` as it is, and would keep the `'`.
+ */
+export function toolCsvWriter(columns: readonly string[], { bom = false } = {}): Stringifier {
+  return stringify({ header: true, columns: [...columns], record_delimiter: "windows", bom });
+}
+
+/**
  * A timestamp as PostgREST writes it (`2026-11-22T01:31:17.336123+00:00`, in the database's
  * time zone) in ISO 8601 UTC, `2026-11-22T01:31:17.336123Z`, every digit of its fraction kept.
  */

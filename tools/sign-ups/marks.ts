@@ -1,26 +1,61 @@
-// Why a sign-up is marked for the owner's review, beyond its pace: an address that looks
-// undeliverable (a disposable domain, a likely typo of a common one) or doubled (the same mailbox
-// as an earlier sign-up, supabase/schemas/50_addresses.sql). Never a refusal: the page stores
-// every such sign-up, and the owner's command marks it when it reads the list. That is why the
-// domain lists live here, from npm, and not in the database: `npm update` brings their new
-// releases to the next run, with no migration, and the visitor's request never waits on them.
-import { run as suggestDomain } from "@zootools/email-spell-checker";
+// Why a sign-up is marked for the owner's review: every reason, where it is decided and why there,
+// in one list (REASONS below), and the reasons decided here, from a sign-up's domain. A mark is
+// never a refusal: the page stores every such sign-up, and the owner's command shows the marks
+// as it reads the list.
 import mailchecker from "mailchecker";
 
 /** mailchecker's disposable domains: about 55,000, kept current by its maintainers, released often. */
 const disposableDomains = mailchecker.blacklist();
 
-/** The reasons a sign-up may be marked, as `remove --reason` names them. */
-export const REASONS = ["pace", "disposable", "typo", "same-mailbox"] as const;
-export type Reason = (typeof REASONS)[number];
+export interface ReasonInfo {
+  /** How `count` and `remove` word its sign-ups (`3 past a pace`). */
+  total: string;
+  /** Where it is decided. */
+  decidedBy: string;
+  /** Why there. */
+  why: string;
+}
 
-/** Each reason as `count` and `remove` word its sign-ups (`3 past a pace`). */
-export const REASON_TOTALS: Record<Reason, string> = {
-  pace: "past a pace",
-  disposable: "at a disposable domain",
-  typo: "at a likely mistyped domain",
-  "same-mailbox": "to the same mailbox as an earlier one",
-};
+/**
+ * Every reason a sign-up may be marked, as `remove --reason` names them, in the order `count`
+ * lists them. The one list: a new reason starts here.
+ */
+export const REASONS = {
+  pace: {
+    total: "past a pace",
+    decidedBy:
+      "the database, as it stores the sign-up: private.mark_past_pace and private.record_mark " +
+      "(supabase/schemas/30_marks.sql), against the limits of supabase/schemas/20_sign_up_limits.sql",
+    why:
+      "only the request knows its client's address, and only at that instant how fast that address " +
+      "signs up; the mark keeps a keyed id of the address (source), never the address",
+  },
+  disposable: {
+    total: "at a disposable domain",
+    decidedBy: "this command, as it reads the list: isDisposable below, from mailchecker's list",
+    why:
+      "the list changes with each of its releases: an `npm update` brings it to the next run, with no " +
+      "migration, and a visitor's sign-up never waits on it",
+  },
+  typo: {
+    total: "at a likely mistyped domain",
+    decidedBy: "this command, as it reads the list: likelyTypoOf below",
+    why: "as for disposable domains: a list of common domains that changes here, never in a migration",
+  },
+  "same-mailbox": {
+    total: "to the same mailbox as an earlier one",
+    decidedBy:
+      "the database's grouping, when read: the view early_access_repeats (supabase/schemas/50_addresses.sql)",
+    why:
+      "which sign-up reached a mailbox first is a question about the whole list, which one read " +
+      "answers where it is stored; a sign-up writes nothing for it",
+  },
+} as const satisfies Record<string, ReasonInfo>;
+
+export type Reason = keyof typeof REASONS;
+
+/** The reasons' names, in REASONS' order. */
+export const REASON_NAMES = Object.keys(REASONS) as Reason[];
 
 /** What the domain of an address says about it; null for nothing. */
 export interface DomainMark {
@@ -93,7 +128,7 @@ const REAL_NEIGHBOURS = new Set(["email.com", "mail.com", "ymail.com"]);
 
 /**
  * How many single-letter edits (a letter added, dropped, changed, or two neighbours swapped) turn
- * one domain into the other, counted only as far as the suggester asks: 0, 1, or 2 for more.
+ * one domain into the other, counted only as far as a typo needs: 0, 1, or 2 for more.
  * In one pass, as tens of thousands of domains are checked at each run.
  */
 function edits(a: string, b: string): number {
@@ -110,21 +145,13 @@ function edits(a: string, b: string): number {
 
 /**
  * The common domain this one is likely a typo of (`gmial.com` → `gmail.com`), one edit away;
- * null for a common domain itself, a real provider beside one, and anything further.
+ * null for a common domain itself, a real provider beside one, and anything further. Whole
+ * domains only: a guess at a second-level or top-level part alone (yahoo.com.br → yahoo.com)
+ * takes real domains for typos.
  */
 export function likelyTypoOf(domain: string): string | null {
-  if (REAL_NEIGHBOURS.has(domain)) return null;
-  // Whole domains only: the library's guesses at a second-level or top-level part alone
-  // (yahoo.com.br → yahoo.com) take real domains for typos.
-  const suggestion = suggestDomain({
-    email: `x@${domain}`,
-    domains: COMMON_DOMAINS,
-    secondLevelDomains: [],
-    topLevelDomains: [],
-    domainThreshold: 1,
-    distanceFunction: edits,
-  });
-  return suggestion?.domain ?? null;
+  if (REAL_NEIGHBOURS.has(domain) || COMMON_DOMAINS.includes(domain)) return null;
+  return COMMON_DOMAINS.find((common) => edits(domain, common) === 1) ?? null;
 }
 
 /**

@@ -2,7 +2,14 @@
 // those the command adds as it reads (marks.ts), put together from what the database grouped:
 // each reason's total, one line per group to act on, and each sign-up's reasons in words.
 import type { DomainCount, DomainRow, MailboxRow, SignUpRow, SourceRow } from "./client.ts";
-import { domainMark, domainOf, REASONS, sameMailboxWords, type DomainMark, type Reason } from "./marks.ts";
+import {
+  domainMark,
+  domainOf,
+  REASON_NAMES,
+  sameMailboxWords,
+  type DomainMark,
+  type Reason,
+} from "./marks.ts";
 
 /** The mark of each domain that earns one. */
 export function markDomains(domains: DomainCount[]): Map<string, DomainMark> {
@@ -29,7 +36,7 @@ export function markedTotals(
   domains: DomainCount[],
   marks: Map<string, DomainMark>,
 ): MarkedTotals {
-  const byReason = Object.fromEntries(REASONS.map((reason) => [reason, 0])) as Record<Reason, number>;
+  const byReason = Object.fromEntries(REASON_NAMES.map((reason) => [reason, 0])) as Record<Reason, number>;
   byReason.pace = pastPace;
   let marked = pastPace;
   for (const { domain, sign_ups, past_pace, repeats, repeats_past_pace } of domains) {

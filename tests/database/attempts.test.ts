@@ -1,0 +1,405 @@
+// Every attempt costs what a sign-up costs, whatever fails after the rules and whatever shape the
+// request takes: a duplicate, a body of several rows (either order), an upsert that skips a
+// listed address, a cast in `select` that fails only on a new row. Each is charged to its
+// address's and its network's ceilings, hourly and daily, where no rollback reaches, and meets
+// 429 where a flood of sign-ups does. No request shape waits for another in a circle, and no
+// answer names anything but the list.
+//
+// Real requests through the endpoint, from the loopback range (Linux routes all of 127.0.0.0/8
+// to the loopback), in databases whose ceilings are small (the rules read their numbers from the
+// table, so a flood of ten proves what a flood of a thousand does: `npm run bench:flood` sends
+// the full-size floods). A test that counts to an exact refusal has a database of its own: a
+// client that shares a ceiling's slot with a busy stranger rides free, by design
+// (25_sign_up_rules.sql). The buckets over time run through the real trigger at instants the
+// test sets.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
+import type { Database } from "../../tools/local-supabase/database/database.ts";
+import { connectPool } from "../../tools/local-supabase/database/pool.ts";
+import {
+  canSendFrom,
+  openClockedDatabase,
+  openTestDatabase,
+  restFrom,
+  signUpCall,
+  signUpOverSql,
+  signUpOverSqlAt,
+  startTestSupabase,
+  testServerUrl,
+  uniqueEmail,
+  upsertCall,
+  type RestCall,
+  type TestDatabase,
+  type TestSupabase,
+} from "../support/database.ts";
+import { SMALL_LIMITS } from "./small-limits.ts";
+
+/**
+ * The limits' tests' small limits (an address's at a hundredth of the schema's), and a network's
+ * ceilings small too, so that a network's attempts meet theirs within a few dozen requests.
+ */
+const SMALL = `${SMALL_LIMITS}
+  update private.sign_up_limits set max_sign_ups = max_sign_ups / 100 where kind = 'ceiling' and per = 'network';`;
+
+type Ceiling = { max: number; seconds: number };
+/** The ceilings of a database, by name, as its table holds them. */
+async function ceilingsOf(owner: Database): Promise<Record<string, Ceiling>> {
+  const { rows } = await owner.query<{ name: string; max: number; seconds: number }>(
+    `select name, max_sign_ups as max, extract(epoch from window_length)::float8 as seconds
+       from private.sign_up_limits where kind = 'ceiling'`,
+  );
+  return Object.fromEntries(rows.map(({ name, ...ceiling }) => [name, ceiling]));
+}
+
+let backend: TestSupabase;
+let owner: Database;
+let ceilings: Record<string, Ceiling>;
+beforeAll(async () => {
+  backend = await startTestSupabase({ seed: SMALL, poolSize: 20 });
+  owner = backend.owner;
+  ceilings = await ceilingsOf(owner);
+});
+afterAll(() => backend.close());
+
+/** A backend on a database of its own with the small limits, closed with `await using`. */
+async function backendOfItsOwn() {
+  const alone = await startTestSupabase({ seed: SMALL });
+  return Object.assign(alone, { [Symbol.asyncDispose]: () => alone.close() });
+}
+
+/** An address on the list, stored by the owner (no visitor's count spent on it). */
+async function listedAddress(db: Database = owner): Promise<string> {
+  const email = uniqueEmail("listed");
+  await db.query("insert into public.early_access (email) values ($1)", [email]);
+  return email;
+}
+
+const json = (body: unknown, select = "email"): RestCall => ({
+  ...signUpCall({}, select),
+  body: JSON.stringify(body),
+});
+
+/** Each way of asking, as a request about `listed`, with the answer it gets before its 429. */
+const KINDS: Array<[string, (listed: string) => RestCall, number]> = [
+  ["sign-ups of new addresses", () => json({ email: uniqueEmail("new") }), 201],
+  ["one-row duplicates", (listed) => json({ email: listed }), 409],
+  [
+    "two rows, the listed address first",
+    (listed) => json([{ email: listed }, { email: uniqueEmail("probe") }]),
+    400,
+  ],
+  [
+    "two rows, the listed address second",
+    (listed) => json([{ email: uniqueEmail("probe") }, { email: listed }]),
+    400,
+  ],
+  ["upserts that skip a listed address", (listed) => upsertCall(listed), 201],
+  // PostgREST casts the read-back after the insert, in its statement: the new row is rolled back.
+  [
+    "casts in select that fail on a new address",
+    () => json({ email: uniqueEmail("probe") }, "email::int"),
+    400,
+  ],
+  ["casts in select of a listed address", (listed) => json({ email: listed }, "email::int"), 409],
+  [
+    "upserts with a failing cast",
+    () => ({ ...upsertCall(uniqueEmail("probe")), path: "early_access?on_conflict=email&select=email::int" }),
+    400,
+  ],
+];
+
+describe("from one address", () => {
+  it.for(KINDS)(
+    "%s: answered as such, then 429 where a flood of sign-ups meets it; no probe stored, nothing marked",
+    async ([, call, answer], { skip }) => {
+      const from = "127.0.10.1";
+      if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
+      await using alone = await backendOfItsOwn();
+      const { owner } = alone;
+      const { max } = ceilings["per address per hour"]!;
+      const listed = await listedAddress(owner);
+      const deadBefore = await deadRows(owner);
+      const statuses: number[] = [];
+      for (let sent = 0; sent < 3 * max; sent++)
+        statuses.push((await restFrom(from, alone, call(listed))).status);
+
+      // One after another, the bucket drains nothing in between (a tenth of an hour per attempt).
+      expect(statuses.slice(0, max)).toEqual(Array(max).fill(answer));
+      expect(statuses.slice(max)).toEqual(Array(2 * max).fill(429));
+      const { rows } = await owner.query<{ probes: number; marks: number }>(
+        `select (select count(*) from public.early_access where email like 'probe-%')::integer as probes,
+                (select count(*) from public.early_access_marks m join public.early_access e on e.id = m.sign_up_id
+                  where e.email like 'probe-%' or e.email = $1)::integer as marks`,
+        [listed],
+      );
+      expect(rows[0]).toEqual({ probes: 0, marks: 0 });
+      // A refused attempt writes nothing: at most the admitted ones left a row behind.
+      expect((await deadRows(owner)) - deadBefore).toBeLessThanOrEqual(max);
+    },
+  );
+
+  it("a person who meets 'already registered' once is never refused for it", async () => {
+    const headers = { "cf-connecting-ip": "198.51.100.60" };
+    const email = await signUpOverSql(owner, headers);
+    await expect(signUpOverSql(owner, headers, email)).rejects.toThrow(/early_access_email_key/);
+    for (let index = 0; index < 3; index++) await signUpOverSql(owner, headers);
+  });
+
+  it("an upsert without on_conflict fails on the email's constraint, charged first", async () => {
+    // Hosted PostgREST takes the primary key as the conflict without `on_conflict`: its statement,
+    // with the Prefer header it came with.
+    const { max } = ceilings["per address per hour"]!;
+    const listed = await listedAddress();
+    const answers: string[] = [];
+    for (let sent = 0; sent <= max; sent++) {
+      answers.push(
+        await owner
+          .transaction(async (tx) => {
+            await tx.query(
+              "select set_config('role', 'anon', true), set_config('request.headers', $1, true)",
+              [
+                JSON.stringify({
+                  "cf-connecting-ip": "198.51.100.70",
+                  prefer: "resolution=ignore-duplicates",
+                }),
+              ],
+            );
+            await tx.query(
+              `insert into public.early_access (email) select body.email from json_to_record($1::json) as body (email text)
+               on conflict ("id") do nothing`,
+              [JSON.stringify({ email: listed })],
+            );
+          })
+          .then(
+            () => "stored",
+            (error: { code: string }) => error.code,
+          ),
+      );
+    }
+    expect(answers).toEqual([...Array<string>(max).fill("23505"), "PGRST"]);
+  });
+});
+
+describe("from many addresses of one network", () => {
+  it("duplicates meet 429 where that network's sign-ups do, though no address passes its own ceiling", async ({
+    skip,
+  }) => {
+    if (!(await canSendFrom("127.0.30.1"))) skip("this machine cannot send from 127.0.30.1 (macOS)");
+    const { max } = ceilings["per network per hour"]!;
+    /** 3 × the network's ceiling, one from each of 25 addresses in turn, until one is refused. */
+    const firstRefusal = async (call: (listed: string) => RestCall) => {
+      await using alone = await backendOfItsOwn();
+      const listed = await listedAddress(alone.owner);
+      for (let sent = 0; sent < 3 * max; sent++) {
+        if ((await restFrom(`127.0.30.${1 + (sent % 25)}`, alone, call(listed))).status === 429) return sent;
+      }
+      return null;
+    };
+    expect(3 * max).toBeLessThan(25 * ceilings["per address per hour"]!.max);
+
+    expect(await firstRefusal((listed) => json({ email: listed }))).toBe(max);
+    expect(await firstRefusal(() => json({ email: uniqueEmail("new") }))).toBe(max);
+  });
+});
+
+describe("the ceilings over time (a clock the test sets)", () => {
+  let clocked: TestDatabase;
+  beforeAll(async () => {
+    clocked = await openClockedDatabase(SMALL);
+  });
+  afterAll(() => clocked?.database.close());
+
+  /** signUpOverSqlAt's answer in one string: `stored`, the SQLSTATE, or `429 <which limit> (Retry-After n)`. */
+  const signUpAt = async (db: TestDatabase, instant: number, client: string, email: string) => {
+    const { answer, details } = await signUpOverSqlAt(db, instant, client, email);
+    return details ? answer.replace(/^429 /, `429 ${details} `) : answer;
+  };
+
+  it("hold an hour's ceiling at once, one more each time one drains, and the day's hour after hour", async () => {
+    const hour = ceilings["per address per hour"]!;
+    const day = ceilings["per address per day"]!;
+    const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
+    const listed = await listedAddress(clocked.owner);
+    const drip = hour.seconds / hour.max;
+    const answers = async (instant: number, count: number) => {
+      const all: string[] = [];
+      for (let index = 0; index < count; index++)
+        all.push(await signUpAt(clocked, instant, "10.1.0.1", listed));
+      return all;
+    };
+    const hourly = `429 At most ${hour.max} sign-ups per address per hour.`;
+
+    expect(await answers(launch, hour.max + 1)).toEqual([
+      ...Array<string>(hour.max).fill("23505"),
+      `${hourly} (Retry-After ${Math.ceil(drip)})`,
+    ]);
+    expect(await answers(launch + drip + 0.01, 2)).toEqual([
+      "23505",
+      `${hourly} (Retry-After ${Math.ceil(drip)})`,
+    ]);
+    // An hour's worth at the top of each hour, every attempt counted, duplicates too, until the
+    // day's ceiling: at least its N, at most N + N·t/W over the span t.
+    const daily = `429 At most ${day.max} sign-ups per address per day.`;
+    let admitted = hour.max + 1;
+    let hours = 0;
+    for (let refused = false; !refused && hours < 24;) {
+      const answered = await answers(launch + ++hours * hour.seconds, hour.max);
+      admitted += answered.filter((answer) => answer === "23505").length;
+      refused = answered.some((answer) => answer.startsWith(daily));
+    }
+    expect(hours).toBeLessThan(24);
+    expect(admitted).toBeGreaterThanOrEqual(day.max);
+    expect(admitted).toBeLessThanOrEqual(day.max + (day.max * hours * hour.seconds) / day.seconds);
+    // And a sign-up from that address is an attempt like the others.
+    expect(await signUpAt(clocked, launch + hours * hour.seconds, "10.1.0.1", uniqueEmail())).toMatch(
+      /^429 /,
+    );
+  });
+
+  it("a stranger whose slot a flood fills is never refused; a flood rides free only while a stranger's count fills it", async () => {
+    // One slot per ceiling: every client shares it.
+    const shared = await openClockedDatabase(
+      `${SMALL} update private.sign_up_counting set ceiling_slots = 1;`,
+    );
+    try {
+      const { max, seconds } = ceilings["per address per hour"]!;
+      const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
+      const listed = await listedAddress(shared.owner);
+      const flood = async (instant: number, count: number) => {
+        const answers: string[] = [];
+        for (let index = 0; index < count; index++)
+          answers.push(await signUpAt(shared, instant, "10.2.0.1", listed));
+        return answers;
+      };
+
+      expect((await flood(launch, max + 1)).at(-1)).toMatch(/^429 /);
+      expect(await signUpAt(shared, launch + 1, "10.3.0.1", uniqueEmail("stranger"))).toBe("stored");
+      expect(await flood(launch + 2, 1)).toEqual([expect.stringMatching(/^429 /)]);
+
+      // Once the flood's count has drained, a stranger takes the slot: the flood is neither
+      // charged nor refused until the stranger's one attempt drains in its turn.
+      const drained = launch + 3 * seconds;
+      expect(await signUpAt(shared, drained, "10.3.0.1", uniqueEmail("stranger"))).toBe("stored");
+      expect(await flood(drained + 1, 2 * max)).toEqual(Array(2 * max).fill("23505"));
+      const free = drained + seconds / max + 1;
+      expect((await flood(free, max + 1)).at(-1)).toMatch(/^429 /);
+    } finally {
+      await shared.database.close();
+    }
+  });
+});
+
+describe("request shapes at once", () => {
+  it("wait for no one in a circle: no deadlock, no timeout, no server error", async () => {
+    // The schema's own limits: nothing is refused, so every request takes every lock it can.
+    const { database, owner: burstOwner } = await openTestDatabase({ seed: null, poolSize: 50 });
+    try {
+      const listed = await listedAddress(burstOwner);
+      const strangersListed = await Promise.all(Array.from({ length: 5 }, () => listedAddress(burstOwner)));
+      /** A request as PostgREST sends it, from `client`: the edge's headers, anon, its statement. */
+      const send = (client: string, statement: string, rows: unknown, prefer = "") =>
+        database
+          .transaction(async (tx) => {
+            await tx.query(
+              "select set_config('role', 'anon', true), set_config('request.headers', $1, true)",
+              [JSON.stringify({ "cf-connecting-ip": client, prefer })],
+            );
+            await tx.query(
+              `insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text) ${statement}`,
+              [JSON.stringify(rows)],
+            );
+          })
+          .then(
+            () => "stored",
+            (error: { code: string }) => error.code,
+          );
+      const shapes = (client: string, mine: string) => [
+        () =>
+          send(client, `on conflict ("email") do nothing`, [{ email: mine }], "resolution=ignore-duplicates"),
+        () =>
+          send(client, `on conflict ("id") do nothing`, [{ email: mine }], "resolution=ignore-duplicates"),
+        () => send(client, "", [{ email: uniqueEmail() }, { email: mine }]),
+        () => send(client, "", [{ email: mine }, { email: uniqueEmail() }]),
+        () => send(client, "", [{ email: mine }]),
+        () => send(client, "", [{ email: uniqueEmail() }]),
+      ];
+      const requests = Array.from({ length: 300 }, (_, index) => {
+        const fromOne = index % 2 === 0;
+        const client = fromOne ? "192.0.2.1" : `198.51.100.${index % 250}`;
+        const all = shapes(client, fromOne ? listed : strangersListed[index % 5]!);
+        return all[index % all.length]!;
+      });
+      const answers = await Promise.all(requests.map((request) => request()));
+
+      const counts = Object.groupBy(answers, (answer) => answer);
+      expect(Object.keys(counts).sort()).toEqual(["23505", "P0001", "stored"]);
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
+});
+
+describe("no answer names anything but the list", () => {
+  /** Names of what lives behind the list: its schema, its other tables, functions, sequences, constraints. */
+  const INTERNAL =
+    /private|early_access_marks|sign_up_|ceiling per|charge_attempt|client_key|admit|check_sign_up|record_mark|_fkey|_pkey/;
+
+  it("whatever the rules refuse, and however the request is formed", async ({ skip }) => {
+    const [from, other] = ["127.0.5.1", "127.0.6.1"];
+    if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
+    // Paces of one and ceilings of two, so that each kind of mark and refusal comes within a few requests.
+    const small = await startTestSupabase({
+      seed: "update private.sign_up_limits set max_sign_ups = case kind when 'pace' then 1 else 2 end",
+    });
+    try {
+      const listed = uniqueEmail("listed");
+      await small.owner.query("insert into public.early_access (email) values ($1)", [listed]);
+      const calls: Array<[string, RestCall]> = [
+        [from, json({ email: listed })],
+        [from, json([{ email: listed }, { email: uniqueEmail() }])],
+        [from, json([{ email: uniqueEmail() }, { email: listed }])],
+        [from, json({ email: uniqueEmail() }, "email::int")],
+        [other, json({ email: "not-an-address" })],
+        [other, json({ email: uniqueEmail(), phone: "\u200b" })],
+        [other, json({ email: `${"a".repeat(2_000)}@example.com` })],
+        [other, json({ email: null })],
+        [other, json({ email: uniqueEmail(), id: "00000000-0000-4000-8000-000000000000" })],
+        [other, json({ email: uniqueEmail() })],
+        ...Array.from({ length: 2 }, () => [other, upsertCall(listed)] as [string, RestCall]),
+      ];
+      const answers = [];
+      for (const [address, call] of calls) {
+        const { status, body } = await restFrom(address, small, call);
+        answers.push({ status, body });
+      }
+      // Every kind of answer came: checks, not null, privileges, one row, duplicates, refusals.
+      expect(new Set(answers.map(({ status }) => status))).toEqual(new Set([400, 401, 409, 201, 429]));
+      for (const { body } of answers) expect(body).not.toMatch(INTERNAL);
+
+      // A request that names no client, as hosted PostgREST would serve one with no proxy in front.
+      const nowhere = await signUpOverSql(small.owner, {}).catch((error: Error) => error.message);
+      expect(nowhere).toMatch(/PT400/);
+      expect(nowhere).not.toMatch(INTERNAL);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+/**
+ * Rows of the list no one sees: those rolled-back requests wrote, until a vacuum. pgstattuple
+ * reads the table's pages, so it needs the server's superuser.
+ */
+async function deadRows(db: Database): Promise<number> {
+  const { rows } = await db.query<{ name: string }>("select current_database() as name");
+  const superuser = connectPool({ url: testServerUrl(SUPERUSER, rows[0]!.name), poolSize: 1 });
+  try {
+    await superuser.exec("create extension if not exists pgstattuple");
+    const { rows: dead } = await superuser.query<{ count: number }>(
+      "select dead_tuple_count::integer as count from pgstattuple('public.early_access')",
+    );
+    return dead[0]!.count;
+  } finally {
+    await superuser.close();
+  }
+}

@@ -1,0 +1,104 @@
+// A sign-up's plans are right on any PostgreSQL, JIT or not. A server built with LLVM (Debian's,
+// the official Docker image's) compiles every statement whose estimated cost passes
+// `jit_above_cost`, at a quarter of a second a sign-up; Supabase's builds and the embedded ones
+// these tests run on have no JIT, so what is proven here is what decides it on every build: no
+// statement a sign-up runs, nested in the rules or not, is estimated at or past that cost.
+// auto_explain hands every plan's estimate to the test, for each way a request can go.
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
+import { openTestDatabase, testServerUrl, uniqueEmail, type TestDatabase } from "../support/database.ts";
+
+let test: TestDatabase;
+let session: pg.Client;
+/** Each statement's plan, as auto_explain reports it: its text and the estimate of its whole. */
+const plans: Array<{ statement: string; cost: number }> = [];
+
+beforeAll(async () => {
+  // The schema's limits, with a pace of one, so that sign-ups are marked, and a source forgotten
+  // by every sign-up that adds one: every statement of the rules runs.
+  test = await openTestDatabase({
+    seed: `update private.sign_up_limits set max_sign_ups = 1 where kind = 'pace';
+           update private.sign_up_limits set max_sign_ups = 5 where name = 'per address per hour';
+           update private.sign_up_counting set forget_one_in = 1;`,
+  });
+  const { rows } = await test.owner.query<{ name: string }>("select current_database() as name");
+  // auto_explain is loaded by the server's superuser, for this session only.
+  session = new pg.Client({ connectionString: testServerUrl(SUPERUSER, rows[0]!.name) });
+  await session.connect();
+  session.on("notice", ({ message = "" }) => {
+    const json = message.slice(message.indexOf("{"));
+    if (!message.startsWith("duration:")) return;
+    const { "Query Text": statement, Plan: plan } = JSON.parse(json) as {
+      "Query Text": string;
+      Plan: { "Total Cost": number };
+    };
+    plans.push({ statement, cost: plan["Total Cost"] });
+  });
+  await session.query(`
+    load 'auto_explain';
+    set auto_explain.log_min_duration = 0;
+    set auto_explain.log_nested_statements = on;
+    set auto_explain.log_format = json;
+    set auto_explain.log_level = notice;
+    set client_min_messages = notice`);
+});
+afterAll(async () => {
+  await session?.end();
+  await test?.database.close();
+});
+
+/** A visitor's request as PostgREST runs it: as anon, with the edge's headers; its error's code, if any. */
+async function request(client: string, statement: string, rows: unknown[], prefer = "") {
+  await session.query("begin");
+  try {
+    await session.query("select set_config('role', 'anon', true), set_config('request.headers', $1, true)", [
+      JSON.stringify({ "cf-connecting-ip": client, prefer }),
+    ]);
+    await session.query(
+      `insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text) ${statement}`,
+      [JSON.stringify(rows)],
+    );
+    await session.query("commit");
+    return "stored";
+  } catch (error) {
+    await session.query("rollback");
+    return (error as { code: string }).code;
+  }
+}
+
+it("no statement of a sign-up is estimated at PostgreSQL's threshold for compiling it", async () => {
+  const listed = uniqueEmail("listed");
+  const answers = [
+    await request("192.0.2.1", "", [{ email: listed }]), // a new client
+    await request("192.0.2.1", "", [{ email: uniqueEmail() }]), // a known one, past its pace
+    await request("192.0.2.1", "", [{ email: listed }]), // a duplicate, held back
+    await request(
+      "192.0.2.1",
+      `on conflict ("email") do nothing`,
+      [{ email: listed }],
+      "resolution=ignore-duplicates",
+    ),
+    await request("192.0.2.1", "", [{ email: uniqueEmail() }, { email: uniqueEmail() }]), // two rows
+    await request("192.0.2.1", "", [{ email: uniqueEmail() }]), // past its ceiling
+    await request("198.51.100.1", "", [{ email: uniqueEmail() }]), // a client that adds sources and forgets some
+  ];
+  expect(answers).toEqual(["stored", "stored", "23505", "stored", "P0001", "PGRST", "stored"]);
+
+  const { rows } = await session.query<{ threshold: number }>(
+    "select current_setting('jit_above_cost')::float8 as threshold",
+  );
+  const threshold = rows[0]!.threshold;
+  // Every step of the rules was planned and reported: the charge, the paces, the mark, the forgetting.
+  const statements = plans.map(({ statement }) => statement).join("\n");
+  for (const step of [
+    "sign_up_ceilings",
+    "sign_up_sources",
+    "paces_past",
+    "for update of source skip locked",
+  ]) {
+    expect(statements).toContain(step);
+  }
+  const costly = plans.filter(({ cost }) => cost >= threshold);
+  expect(costly, `statements estimated at ${threshold} or more`).toEqual([]);
+});

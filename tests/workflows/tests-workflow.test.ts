@@ -1,0 +1,51 @@
+// The tests' workflow (.github/workflows/test.yml) runs what the README and .ci/run say the tests
+// are: the README's test command, after the same install, lint and type-check, in that order; on
+// every push and pull request. Its browser is Playwright's own, cached under its version.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { withoutTestEnvironment } from "../test-environment.ts";
+import { ROOT, readWorkflow, runSteps } from "./workflow.ts";
+
+const workflow = readWorkflow("test.yml");
+const steps = workflow.jobs.test!.steps;
+const commands = steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+
+/** The README's Quick start: the line that runs every test. */
+const readmeTestCommand = /^(npm test)\s+#/m.exec(readFileSync(join(ROOT, "README.md"), "utf8"))?.[1];
+
+describe("the tests' workflow", () => {
+  it("runs on every push and pull request", () => {
+    expect(Object.keys(workflow.on).sort()).toEqual(["pull_request", "push"]);
+    expect(workflow.on.push).toBeNull();
+    expect(workflow.on.pull_request).toBeNull();
+  });
+
+  it("runs the README's test command", () => {
+    expect(readmeTestCommand).toBe("npm test");
+    expect(steps.find((step) => step.name === "Test")?.run?.trim()).toBe(readmeTestCommand);
+  });
+
+  it("runs .ci/run's commands, in its order", () => {
+    const ci = readFileSync(join(ROOT, ".ci/run"), "utf8")
+      .split("\n")
+      .filter((line) => /^npm /.test(line));
+    expect(ci).toEqual(["npm ci --no-audit --no-fund", "npm run lint", "npm run check", "npm test"]);
+    expect(commands.filter((command) => ci.includes(command))).toEqual(ci);
+  });
+
+  it("caches Playwright's Chromium under the version this lock installs", async () => {
+    const which = steps.find((step) => step.id === "playwright")!;
+    const run = await runSteps([which], { baseEnv: withoutTestEnvironment(process.env) });
+    expect(run.status, run.output).toBe(0);
+    const { version } = JSON.parse(
+      readFileSync(join(ROOT, "node_modules/playwright-core/package.json"), "utf8"),
+    ) as { version: string };
+    expect(run.outputs).toBe(`version=${version}\n`);
+    const cache = steps.find((step) => step.uses?.startsWith("actions/cache@"))!;
+    expect(cache.with).toMatchObject({
+      path: "~/.cache/ms-playwright",
+      key: expect.stringContaining("${{ steps.playwright.outputs.version }}"),
+    });
+  });
+});

@@ -1,0 +1,75 @@
+// The summary in words: `count`'s lines for a terminal, and `watch`'s Markdown for a scheduled job's
+// summary page. Pure: a Summary (summary.ts) in, text out.
+import { formatCount, renderChart, type ChartOptions } from "./chart.ts";
+import { localDay } from "./growth.ts";
+import { REASON_NAMES, REASONS } from "./marks.ts";
+import type { Summary } from "./summary.ts";
+
+/** What `count` says when there is nothing to count. */
+export const EMPTY_LIST = "No sign-ups yet: the list is empty.";
+
+/** The width of a chart that is no terminal's (a file, a pipe, a job's summary). */
+export const PIPED_WIDTH = 80;
+
+/** `: 1,023 past a pace, 61 at a disposable domain`, the reasons with none left out; empty for none. */
+function reasonsOf({ byReason }: Summary): string {
+  const reasons = REASON_NAMES.filter((reason) => byReason[reason] > 0).map(
+    (reason) => `${formatCount(byReason[reason])} ${REASONS[reason].total}`,
+  );
+  return reasons.length > 0 ? `: ${reasons.join(", ")}` : "";
+}
+
+/** `count`'s lines: the totals, a blank line, the chart's title and its bars. */
+export function countLines(summary: Summary, chart: ChartOptions): string[] {
+  return [
+    `${formatCount(summary.signUps)} ${summary.signUps === 1 ? "sign-up" : "sign-ups"}`,
+    `${formatCount(summary.today)} today (since 00:00, ${summary.zone})`,
+    `${formatCount(summary.lastWeek)} in the last 7 days`,
+    `${formatCount(summary.withPhone)} with a phone (for the discount)`,
+    `${formatCount(summary.marked)} marked for review${reasonsOf(summary)}`,
+    "",
+    summary.chart.title,
+    ...renderChart(summary.chart.rows, chart),
+  ];
+}
+
+/** How the page's own sign-up path answered the publishable key (client.ts, checkSignUpPath). */
+export interface PageCheck {
+  status: number;
+  /** The check that refused the test address, as the database names it. */
+  constraint: string;
+}
+
+/**
+ * `watch`'s report, in Markdown (GitHub renders it on the run's page; it reads as text too):
+ * the totals, that the project and the page's path answer, and the chart of the days.
+ */
+export function watchMarkdown(summary: Summary | null, page: PageCheck, now: Date, zone: string): string {
+  const lines = [`## Sign-ups, ${localDay(now, zone)} (${zone})`, ""];
+  if (summary === null) lines.push(EMPTY_LIST);
+  else {
+    lines.push(
+      `- **${formatCount(summary.signUps)}** in all`,
+      `- **${formatCount(summary.lastWeek)}** new in the last 7 days (${formatCount(summary.today)} today, since 00:00)`,
+      `- **${formatCount(summary.withPhone)}** with a phone (for the discount)`,
+      `- **${formatCount(summary.marked)}** marked for review${reasonsOf(summary)}`,
+    );
+  }
+  lines.push(
+    "",
+    "The project answers: the list was read with the secret key, and the page's own sign-up path " +
+      `answered the publishable key as it should (an address the database refuses: HTTP ${page.status}, ` +
+      `\`${page.constraint}\`; nothing stored).`,
+  );
+  if (summary !== null) {
+    lines.push(
+      "",
+      `### ${summary.chart.title}`,
+      "",
+      "```text",
+      ...renderChart(summary.chart.rows, { width: PIPED_WIDTH, colour: false }),
+      "```",
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
