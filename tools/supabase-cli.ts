@@ -11,6 +11,13 @@ import { basename, dirname, join } from "node:path";
 
 export const SUPABASE_CLI = "supabase@3.1.0";
 
+/**
+ * How the owner pushes this repository's migrations to the live project, with this CLI: every
+ * message and document that says how words it so (tests/docs/deploy-command.test.ts holds them).
+ * The CLI 3.x pushes to the local database without `--remote`.
+ */
+export const DEPLOY_COMMAND = "npm run supabase -- db push --remote";
+
 /** How to start npx: through npm's own script when npm started us (no shell needed), else from PATH. */
 function npx(args: string[]): { command: string; args: string[]; shell: boolean } {
   const npm = process.env.npm_execpath; // set by `npm run`, `npm test` and `npx`

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeEmail, normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
-import type { SignUps } from "../../tools/sign-ups/client.ts";
+import type { SignUps } from "../../tools/sign-ups/rows.ts";
 import * as verbs from "../../tools/sign-ups/verbs.ts";
 import { openTestDatabase } from "../support/database.ts";
 

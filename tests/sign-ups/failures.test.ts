@@ -1,8 +1,10 @@
-// What the owner's command says when a call fails (tools/sign-ups/client.ts): what happened, and
+// What the owner's command says when a call fails (tools/sign-ups/failures.ts): what happened, and
 // what to do, a paused project above all, which otherwise looks like any failure.
-import type { PostgrestError } from "@supabase/supabase-js";
+import { createClient, type PostgrestError } from "@supabase/supabase-js";
 import { describe, expect, it } from "vitest";
-import { describeFailure } from "../../tools/sign-ups/client";
+import { describeFailure } from "../../tools/sign-ups/failures.ts";
+import { checkSignUpPath } from "../../tools/sign-ups/probe.ts";
+import { DEPLOY_COMMAND } from "../../tools/supabase-cli.ts";
 
 const target = (url: string, role: "service_role" | "anon" = "service_role") => ({
   url,
@@ -23,6 +25,7 @@ describe("describeFailure", () => {
   it.each([
     {
       case: "a paused hosted project (HTTP 540): paused, and where to resume it",
+      title: "Supabase project paused",
       url: "https://abcdefghijklmnop.supabase.co",
       status: 540,
       error: error({ message: "Project paused" }),
@@ -33,6 +36,7 @@ describe("describeFailure", () => {
     },
     {
       case: "a hosted project's address that no longer resolves: maybe paused or deleted",
+      title: "Supabase project not found",
       url: "https://abcdefghijklmnop.supabase.co",
       status: 0,
       error: fetchFailed("getaddrinfo ENOTFOUND abcdefghijklmnop.supabase.co (ENOTFOUND)"),
@@ -43,6 +47,7 @@ describe("describeFailure", () => {
     },
     {
       case: "another host's address that does not resolve: no word of Supabase's pausing",
+      title: "Supabase unreachable",
       url: "https://db.example.com",
       status: 0,
       error: fetchFailed("getaddrinfo ENOTFOUND db.example.com (ENOTFOUND)"),
@@ -51,6 +56,7 @@ describe("describeFailure", () => {
     },
     {
       case: "a refused connection: the cause alone",
+      title: "Supabase unreachable",
       url: "http://127.0.0.1:54321",
       status: 0,
       error: fetchFailed("connect ECONNREFUSED 127.0.0.1:54321 (ECONNREFUSED)"),
@@ -59,6 +65,7 @@ describe("describeFailure", () => {
     },
     {
       case: "no answer within watch's time limit",
+      title: "Supabase unreachable",
       url: "https://abcdefghijklmnop.supabase.co",
       status: 0,
       error: error({ message: "TimeoutError: The operation was aborted due to timeout" }),
@@ -66,6 +73,7 @@ describe("describeFailure", () => {
     },
     {
       case: "a server error: the status, the body's first words on one line, and where to look",
+      title: "Supabase answered 500",
       url: "https://abcdefghijklmnop.supabase.co",
       status: 500,
       error: error({ message: "<html>\n  <body>Internal\n\nServer Error</body>\n</html>" }),
@@ -76,6 +84,7 @@ describe("describeFailure", () => {
     },
     {
       case: "the page's key refused: where to get the publishable key, and that the site needs it too",
+      title: "Publishable key refused",
       url: "https://abcdefghijklmnop.supabase.co",
       role: "anon" as const,
       status: 401,
@@ -88,6 +97,7 @@ describe("describeFailure", () => {
     },
     {
       case: "the page's role without its grant: the grant to give back",
+      title: "Page may not sign up",
       url: "https://abcdefghijklmnop.supabase.co",
       role: "anon" as const,
       status: 401,
@@ -98,19 +108,31 @@ describe("describeFailure", () => {
         "editor as supabase/schemas/10_early_access.sql does: grant insert (email, phone), select on table " +
         "public.early_access to anon, authenticated;",
     },
-    {
-      case: "the page's path answering anything else: to check the migrations",
-      url: "https://abcdefghijklmnop.supabase.co",
-      role: "anon" as const,
-      status: 400,
-      error: error({ code: "PT400", message: "The client's address is unknown" }),
-      message:
-        "The page's sign-up path at https://abcdefghijklmnop.supabase.co answered 400 PT400: The client's address " +
-        "is unknown, where the database should refuse the test address with 400 (early_access_email_check): check " +
-        "that this repository's migrations are all applied (npx supabase db push --dry-run lists any missing).",
-    },
-  ])("$case", ({ url, status, error, message, ...rest }) => {
+  ])("$case", ({ url, status, error, message, title, ...rest }) => {
     const role = "role" in rest ? rest.role : undefined;
-    expect(describeFailure(error, status, target(url, role)).message).toBe(message);
+    const failure = describeFailure(error, status, target(url, role));
+    expect(failure.message).toBe(message);
+    expect(failure.title, "the title GitHub shows on the run's page").toBe(title);
+  });
+});
+
+describe("the watch's probe of the page's path", () => {
+  it("answered anything but the check's refusal: to check the migrations, with the deploy command", async () => {
+    // What an endpoint answers that refuses the request before the database sees it.
+    const answer = { code: "PT400", message: "The client's address is unknown", details: null, hint: null };
+    const fetch: typeof globalThis.fetch = async () =>
+      new Response(JSON.stringify(answer), { status: 400, headers: { "content-type": "application/json" } });
+    const url = "https://abcdefghijklmnop.supabase.co";
+    const page = createClient(url, "sb_publishable_x", {
+      auth: { persistSession: false },
+      global: { fetch },
+    });
+    const probe = checkSignUpPath(page, { url, keySource: "PUBLIC_SUPABASE_PUBLISHABLE_KEY" });
+    await expect(probe).rejects.toThrow(
+      "The page's sign-up path at https://abcdefghijklmnop.supabase.co answered 400 PT400: The client's address " +
+        "is unknown, where the database should refuse the test address with 400 (early_access_email_check): check " +
+        `that this repository's migrations are all applied (${DEPLOY_COMMAND} --dry-run lists any missing).`,
+    );
+    await expect(probe).rejects.toMatchObject({ title: "Page's sign-up path broken" });
   });
 });

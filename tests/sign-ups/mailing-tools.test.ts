@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { SignUpRow, SignUps } from "../../tools/sign-ups/client.ts";
+import type { SignUpRow, SignUps } from "../../tools/sign-ups/rows.ts";
 import { toolCsvWriter } from "../../tools/sign-ups/csv.ts";
 import {
   MAILING_TOOLS,

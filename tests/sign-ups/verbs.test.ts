@@ -7,15 +7,9 @@ import mailchecker from "mailchecker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
-import {
-  inBatches,
-  OwnerCommandError,
-  signUpsClient,
-  type DomainCount,
-  type SignUpRow,
-  type SignUps,
-  type Totals,
-} from "../../tools/sign-ups/client.ts";
+import { inBatches, signUpsClient } from "../../tools/sign-ups/client.ts";
+import { OwnerCommandError } from "../../tools/sign-ups/failures.ts";
+import type { DomainCount, SignUpRow, SignUps, Totals } from "../../tools/sign-ups/rows.ts";
 import type { HourCount } from "../../tools/sign-ups/growth.ts";
 import { domainMark } from "../../tools/sign-ups/marks.ts";
 import * as verbs from "../../tools/sign-ups/verbs.ts";

@@ -3,7 +3,9 @@
 // Data goes to stdout, messages to stderr; any failure is one line and a non-zero exit status.
 // This file parses the arguments and connects; each verb is a function of verbs.ts.
 import { Command, InvalidArgumentError } from "commander";
-import { checkSignUpPath, OwnerCommandError, signUpsClient } from "./client.ts";
+import { signUpsClient } from "./client.ts";
+import { OwnerCommandError } from "./failures.ts";
+import { checkSignUpPath } from "./probe.ts";
 import { connect, type ConnectOptions, type Connection } from "./connection.ts";
 import { localTimeZone, parseSince } from "./dates.ts";
 import { MAILING_TOOLS, type MailingTool } from "./mailing-tools.ts";

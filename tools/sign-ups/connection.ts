@@ -16,7 +16,7 @@ import { DataFolderLockedError } from "../local-supabase/database/data-folder.ts
 import type { LocalSupabase } from "../local-supabase/index.ts";
 import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
 import { readLocalSettings, type LocalSettings } from "../settings.ts";
-import { OwnerCommandError, type Target } from "./client.ts";
+import { OwnerCommandError, type Target } from "./failures.ts";
 
 export interface Connection extends Target {
   client: SupabaseClient;

@@ -33,7 +33,7 @@ export function countLines(summary: Summary, chart: ChartOptions): string[] {
   ];
 }
 
-/** How the page's own sign-up path answered the publishable key (client.ts, checkSignUpPath). */
+/** How the page's own sign-up path answered the publishable key (probe.ts, checkSignUpPath). */
 export interface PageCheck {
   status: number;
   /** The check that refused the test address, as the database names it. */

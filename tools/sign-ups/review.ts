@@ -1,7 +1,7 @@
 // The marked sign-ups as the owner reviews them: the marks the database wrote for a pace, and
 // those the command adds as it reads (marks.ts), put together from what the database grouped:
 // each reason's total, one line per group to act on, and each sign-up's reasons in words.
-import type { DomainCount, DomainRow, MailboxRow, SignUpRow, SourceRow } from "./client.ts";
+import type { DomainCount, DomainRow, MailboxRow, SignUpRow, SourceRow } from "./rows.ts";
 import {
   domainMark,
   domainOf,

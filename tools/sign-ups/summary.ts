@@ -2,7 +2,7 @@
 // in all, today and in the last 7 local days, with a phone, marked and for which reasons, and the
 // chart's bars. Pure: the reads come in, the numbers go out (the words are report.ts's).
 import type { ChartRow } from "./chart.ts";
-import type { DomainCount, Totals } from "./client.ts";
+import type { DomainCount, Totals } from "./rows.ts";
 import {
   CHART_DAYS,
   CHART_HOURS,

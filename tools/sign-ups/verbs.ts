@@ -8,9 +8,12 @@ import { basename, dirname, join } from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ConfigurationError } from "../../config/environment.ts";
+import { DEPLOY_COMMAND } from "../supabase-cli.ts";
 import { isValidEmail, normalizeEmail } from "../../src/lib/sign-up-rules.ts";
 import { formatCount } from "./chart.ts";
-import { OwnerCommandError, REFUSED_ADDRESS, type PageAnswer, type SignUps } from "./client.ts";
+import { OwnerCommandError } from "./failures.ts";
+import { REFUSED_ADDRESS, type PageAnswer } from "./probe.ts";
+import type { SignUps } from "./rows.ts";
 import { csvWriter, toolCsvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
 import { formatLocal } from "./dates.ts";
 import { TOOL_FORMATS, toolRow, type MailingTool } from "./mailing-tools.ts";
@@ -72,7 +75,7 @@ export async function count(context: VerbContext, { hours = false } = {}): Promi
 export interface WatchOptions {
   /** The project's address, for the messages. */
   url: string;
-  /** Sends the page's own sign-up request with the publishable key (client.ts, checkSignUpPath). */
+  /** Sends the page's own sign-up request with the publishable key (probe.ts, checkSignUpPath). */
   checkPage: () => Promise<PageAnswer>;
   /** A file the report is appended to, as GitHub's GITHUB_STEP_SUMMARY: the run's summary page. */
   summaryFile?: string;
@@ -98,7 +101,8 @@ export async function watch(
       throw new OwnerCommandError(
         `The page's sign-up path at ${url} stored "${REFUSED_ADDRESS}", which the database must refuse: its ` +
           "check (private.check_sign_up) is missing or changed. The row was removed; apply this repository's " +
-          "migrations (npx supabase db push).",
+          `migrations (${DEPLOY_COMMAND}).`,
+        "Page's sign-up check missing",
       );
     }
     report = watchMarkdown(read.value, page.value, context.now, context.zone);
