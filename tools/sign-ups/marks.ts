@@ -18,7 +18,9 @@ export interface ReasonInfo {
 
 /**
  * Every reason a sign-up may be marked, as `remove --reason` names them, in the order `count`
- * lists them. The one list: a new reason starts here.
+ * lists them. The one list: a new reason starts here, and `npm run check` then names every place
+ * that must handle it (each a `Record<Reason, …>` or a `switch` ending in `unhandled`: review.ts
+ * counts, words and groups it, verbs.ts removes it, domainMark below decides a domain's).
  */
 export const REASONS = {
   pace: {
@@ -57,9 +59,20 @@ export type Reason = keyof typeof REASONS;
 /** The reasons' names, in REASONS' order. */
 export const REASON_NAMES = Object.keys(REASONS) as Reason[];
 
+/**
+ * The `default` of a `switch` over the reasons: it compiles only when every reason has its
+ * `case`, so that a new reason in REASONS names each place that must handle it (`npm run check`).
+ */
+export function unhandled(reason: never): never {
+  throw new Error(`No handling for the reason ${String(reason)}`);
+}
+
+/** The reasons decided from a sign-up's domain alone (domainMark below). */
+export type DomainReason = Extract<Reason, "disposable" | "typo">;
+
 /** What the domain of an address says about it; null for nothing. */
 export interface DomainMark {
-  reason: "disposable" | "typo";
+  reason: DomainReason;
   /** In words, as a mark reads: `a disposable domain (mailinator.com)`. */
   words: string;
 }

@@ -8,6 +8,7 @@ import {
   REASON_NAMES,
   sameMailboxWords,
   type DomainMark,
+  type DomainReason,
   type Reason,
 } from "./marks.ts";
 
@@ -36,18 +37,21 @@ export function markedTotals(
   domains: DomainCount[],
   marks: Map<string, DomainMark>,
 ): MarkedTotals {
-  const byReason = Object.fromEntries(REASON_NAMES.map((reason) => [reason, 0])) as Record<Reason, number>;
-  byReason.pace = pastPace;
+  const atDomains = (reason: DomainReason) =>
+    domains.reduce(
+      (sum, { domain, sign_ups }) => sum + (marks.get(domain)?.reason === reason ? sign_ups : 0),
+      0,
+    );
+  // Every reason's count, each named: a new reason in REASONS fails to compile here until counted.
+  const byReason: Record<Reason, number> = {
+    pace: pastPace,
+    disposable: atDomains("disposable"),
+    typo: atDomains("typo"),
+    "same-mailbox": domains.reduce((sum, { repeats }) => sum + repeats, 0),
+  };
   let marked = pastPace;
   for (const { domain, sign_ups, past_pace, repeats, repeats_past_pace } of domains) {
-    byReason["same-mailbox"] += repeats;
-    const mark = marks.get(domain);
-    if (mark) {
-      byReason[mark.reason] += sign_ups;
-      marked += sign_ups - past_pace;
-    } else {
-      marked += repeats - repeats_past_pace;
-    }
+    marked += marks.has(domain) ? sign_ups - past_pace : repeats - repeats_past_pace;
   }
   return { marked, byReason };
 }
@@ -62,11 +66,16 @@ export function reviewOf(
   repeats: Map<string, string>,
 ): string | null {
   const earliest = repeats.get(row.id);
-  const reasons = [
-    row.review,
-    marks.get(domainOf(row.email))?.words,
-    earliest === undefined ? undefined : sameMailboxWords(earliest),
-  ].filter((reason) => reason != null);
+  const mark = marks.get(domainOf(row.email));
+  const atDomain = (reason: DomainReason) => (mark?.reason === reason ? mark.words : null);
+  // Each reason's words or null, each named: a new reason in REASONS fails to compile here until worded.
+  const words: Record<Reason, string | null> = {
+    pace: row.review,
+    disposable: atDomain("disposable"),
+    typo: atDomain("typo"),
+    "same-mailbox": earliest === undefined ? null : sameMailboxWords(earliest),
+  };
+  const reasons = REASON_NAMES.map((reason) => words[reason]).filter((reason) => reason !== null);
   return reasons.length > 0 ? reasons.join("; ") : null;
 }
 
@@ -89,15 +98,24 @@ export function markedGroups(
   mailboxes: MailboxRow[],
   marks: Map<string, DomainMark>,
 ): MarkedGroup[] {
-  const groups: MarkedGroup[] = [
-    ...sources.map(({ source, ...group }) => ({ reason: `past a pace (source ${source})`, ...group })),
-    ...domains.flatMap(({ domain, sign_ups, first_at, last_at, some_emails }) => {
+  const atDomains = (reason: DomainReason) =>
+    domains.flatMap(({ domain, sign_ups, first_at, last_at, some_emails }) => {
       const mark = marks.get(domain);
-      return mark ? [{ reason: mark.words, sign_ups, first_at, last_at, some_emails }] : [];
-    }),
-    ...mailboxes.map(({ repeats, ...group }) => ({ reason: sameMailboxWords(repeats), ...group })),
-  ];
-  return groups.sort(
+      return mark?.reason === reason
+        ? [{ reason: mark.words, sign_ups, first_at, last_at, some_emails }]
+        : [];
+    });
+  // Each reason's groups, each named: a new reason in REASONS fails to compile here until grouped.
+  const byReason: Record<Reason, MarkedGroup[]> = {
+    pace: sources.map(({ source, ...group }) => ({ reason: `past a pace (source ${source})`, ...group })),
+    disposable: atDomains("disposable"),
+    typo: atDomains("typo"),
+    "same-mailbox": mailboxes.map(({ repeats, ...group }) => ({
+      reason: sameMailboxWords(repeats),
+      ...group,
+    })),
+  };
+  return REASON_NAMES.flatMap((reason) => byReason[reason]).sort(
     (a, b) => Date.parse(b.last_at) - Date.parse(a.last_at) || a.reason.localeCompare(b.reason),
   );
 }

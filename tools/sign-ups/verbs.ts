@@ -17,7 +17,7 @@ import type { SignUps } from "./rows.ts";
 import { csvWriter, toolCsvWriter, toUtcIso, type CsvRecord } from "./csv.ts";
 import { formatLocal } from "./dates.ts";
 import { TOOL_FORMATS, toolRow, type MailingTool } from "./mailing-tools.ts";
-import { REASONS, type Reason } from "./marks.ts";
+import { REASONS, unhandled, type Reason } from "./marks.ts";
 import { countLines, EMPTY_LIST, PIPED_WIDTH, watchMarkdown } from "./report.ts";
 import { markDomains, markedGroups, markedTotals, reviewOf } from "./review.ts";
 import { hoursSince, summarize, type Summary } from "./summary.ts";
@@ -353,12 +353,24 @@ export async function removeReason({ signUps, stderr }: VerbContext, reason: Rea
   );
 }
 
+/** Removes the sign-ups marked for `reason`; how many. A new reason (marks.ts) fails to compile here until handled. */
 async function removeForReason(signUps: SignUps, reason: Reason): Promise<number> {
-  if (reason === "pace") return signUps.removePastPace();
-  const { marks, repeats } = await readMarks(signUps);
-  if (reason === "same-mailbox") return signUps.removeIds([...repeats.keys()]);
-  const domains = [...marks].filter(([, mark]) => mark.reason === reason).map(([domain]) => domain);
-  return signUps.removeAtDomains(domains);
+  switch (reason) {
+    case "pace":
+      return signUps.removePastPace();
+    case "same-mailbox": {
+      const { repeats } = await readMarks(signUps);
+      return signUps.removeIds([...repeats.keys()]);
+    }
+    case "disposable":
+    case "typo": {
+      const { marks } = await readMarks(signUps);
+      const domains = [...marks].filter(([, mark]) => mark.reason === reason).map(([domain]) => domain);
+      return signUps.removeAtDomains(domains);
+    }
+    default:
+      return unhandled(reason);
+  }
 }
 
 /**
