@@ -4,8 +4,6 @@
 // project), against the local Supabase while it runs, and with no backend running, when it
 // opens the data folder itself. Failures are one line, change nothing.
 import { spawn } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +12,7 @@ import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { LOCK_FILE } from "../../tools/local-supabase/database/data-folder.ts";
 import { openLocalDatabase } from "../../tools/local-supabase/database/local-database.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
+import { withPausedProject } from "../support/answering.ts";
 import { LEGACY_ANON_KEY as LOCAL_ANON_KEY } from "../support/legacy-keys.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../config/local-supabase.ts";
 import { normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
@@ -696,18 +695,13 @@ describe("failures: one line, exit status 1, nothing changed", () => {
   it("a paused project is named as paused, with what to do", async () => {
     // Faked: a paused hosted project, which no local Supabase can be. Supabase answers every
     // request to one with its own status, 540 ("HTTP Status Codes" in Supabase's guides).
-    const paused = createServer((_, response) => response.writeHead(540).end("Project paused"));
-    await new Promise<void>((listening) => paused.listen(0, "127.0.0.1", listening));
-    try {
-      const url = `http://localhost:${(paused.address() as AddressInfo).port}`;
-      await expectFailure(
+    await withPausedProject((url) =>
+      expectFailure(
         ["count"],
         { PUBLIC_SUPABASE_URL: url, SUPABASE_SECRET_KEY: backend.secretKey },
         /^error: The project at http:\/\/localhost:\d+ is paused \(HTTP 540\): it answers nothing, sign-ups from the page included\. Resume it at the Supabase dashboard \(Resume project\)/,
-      );
-    } finally {
-      await new Promise((closed) => paused.close(closed));
-    }
+      ),
+    );
   });
 
   it.each([

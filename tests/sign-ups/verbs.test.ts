@@ -1,7 +1,6 @@
 // The owner's verbs in this process (tools/sign-ups/verbs.ts): each given its sign-ups, a clock and
 // output streams of the test's own, first a stand-in for the API that records what it is asked,
 // then the local Supabase, where a removal must take as few requests as the API allows.
-import { PassThrough } from "node:stream";
 import { createClient } from "@supabase/supabase-js";
 import mailchecker from "mailchecker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,15 +12,8 @@ import type { DomainCount, SignUpRow, SignUps, Totals } from "../../tools/sign-u
 import type { HourCount } from "../../tools/sign-ups/growth.ts";
 import { domainMark } from "../../tools/sign-ups/marks.ts";
 import * as verbs from "../../tools/sign-ups/verbs.ts";
+import { capture } from "../support/capture.ts";
 import { openTestDatabase } from "../support/database.ts";
-
-/** An output stream that keeps what is written to it. */
-function capture() {
-  const stream = new PassThrough();
-  let written = "";
-  stream.on("data", (chunk: Buffer) => (written += chunk.toString("utf8")));
-  return Object.assign(stream, { text: () => written });
-}
 
 /** The calls a stand-in was asked to make, in order, with their arguments. */
 type Calls = Array<[string, ...unknown[]]>;

@@ -7,11 +7,10 @@ import { DEPLOY_COMMAND } from "../supabase-cli.ts";
 
 /** A failure to tell the owner in one line; nothing was changed. `title` names its cause in a few words. */
 export class OwnerCommandError extends Error {
-  constructor(
-    message: string,
-    readonly title = "The owner's command failed",
-  ) {
+  readonly title: string;
+  constructor(message: string, title = "The owner's command failed") {
     super(message);
+    this.title = title;
   }
 }
 
