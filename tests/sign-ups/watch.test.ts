@@ -48,6 +48,8 @@ const SUMMARY = [
     "the publishable key as it should (an address the database refuses: HTTP 400, `early_access_email_check`; " +
     "nothing stored).",
   "",
+  "The site is not watched: set the repository variable `SITE_URL` to its address (README: GitHub's jobs).",
+  "",
   "### Sign-ups per day since the first, 2026-11-15",
   "",
   "```text",
@@ -135,10 +137,10 @@ describe("against the local Supabase", () => {
     await expect(run).rejects.toThrow(
       /^The API at .+ refused the key from PUBLIC_SUPABASE_PUBLISHABLE_KEY as invalid, as it refuses the page's sign-ups .+ publishable key \(sb_publishable_…\) .+ Project Settings → API Keys/,
     );
+    await expect(run).rejects.toMatchObject({ title: "Publishable key refused" });
+    // No report: the command (cli.ts) writes the failure where the owner looks.
     expect(stdout.text()).toBe("");
-    expect(readFileSync(file, "utf8")).toMatch(
-      /^# An earlier step\n## Sign-ups: the check failed\n\nThe API at .+ refused the key from PUBLIC_SUPABASE_PUBLISHABLE_KEY as invalid.+\n$/,
-    );
+    expect(readFileSync(file, "utf8")).toBe("# An earlier step\n");
   });
 
   it("a secret key the API refuses fails it, though the page's path answers", async () => {
@@ -293,7 +295,23 @@ describe("npm run sign-ups -- watch, as the scheduled job runs it", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr.trimEnd().split("\n"), run.stderr).toHaveLength(1);
     expect(run.stderr).toMatch(message);
-    expect(readFileSync(file, "utf8")).toMatch(/^# An earlier step\n## Sign-ups: the check failed\n\n/);
+    expect(readFileSync(file, "utf8")).toMatch(
+      /^# An earlier step\n## [^\n]+\n\nPUBLIC_SUPABASE_PUBLISHABLE_KEY /,
+    );
+  });
+
+  it("under GitHub Actions, a paused project: an ::error:: annotation with its title, and the run's summary says it", async () => {
+    const file = summaryFile();
+    const run = await withPausedProject((url) =>
+      runWatch({ PUBLIC_SUPABASE_URL: url, GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: file }),
+    );
+    expect(run).toMatchObject({ status: 1, stdout: "" });
+    expect(run.stderr).toMatch(
+      /^::error title=Supabase project paused::The project at http:\/\/localhost:\d+ is paused \(HTTP 540\): [^\n]+ Resume it at [^\n]+\n$/,
+    );
+    expect(readFileSync(file, "utf8")).toMatch(
+      /^# An earlier step\n## Supabase project paused\n\nThe project at http:\/\/localhost:\d+ is paused \(HTTP 540\)[^\n]+\n$/,
+    );
   });
 
   it("against a paused project: one line, exit status 1", async () => {

@@ -2,10 +2,14 @@
 // sign-ups through Supabase's REST API with the secret key, on a real project as locally.
 // Data goes to stdout, messages to stderr; any failure is one line and a non-zero exit status.
 // This file parses the arguments and connects; each verb is a function of verbs.ts.
+import { appendFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
+import { readEnvironment } from "../../config/environment.ts";
+import { ownerLine } from "../github/annotations.ts";
 import { signUpsClient } from "./client.ts";
 import { OwnerCommandError } from "./failures.ts";
 import { checkSignUpPath } from "./probe.ts";
+import { checkSite } from "./site.ts";
 import { connect, type ConnectOptions, type Connection } from "./connection.ts";
 import { localTimeZone, parseSince } from "./dates.ts";
 import { MAILING_TOOLS, type MailingTool } from "./mailing-tools.ts";
@@ -64,8 +68,9 @@ program
   )
   .action(() =>
     run(
-      (context, connection) =>
-        verbs.watch(context, {
+      (context, connection) => {
+        const siteUrl = readEnvironment().SITE_URL;
+        return verbs.watch(context, {
           url: connection.url,
           // The page's key is looked for only now: without it, the list is still read (and kept
           // active), and the report says what is missing.
@@ -73,11 +78,35 @@ program
             const page = connection.asThePage();
             return checkSignUpPath(page.client, page);
           },
+          checkSite: siteUrl ? () => checkSite(siteUrl, connection.url, { now: context.now }) : undefined,
+          warn: (title, message) => process.stderr.write(`${ownerLine("warning", message, title)}\n`),
           summaryFile: process.env.GITHUB_STEP_SUMMARY || undefined,
-        }),
+        });
+      },
       { requestTimeoutMs: WATCH_TIMEOUT_MS },
     ),
   );
+
+program
+  .command("backup")
+  .description(
+    "Every sign-up, as export writes it, encrypted to an age public key (BACKUP_PUBLIC_KEY, or --to) as it is " +
+      "written: only the holder of the private key can read the file, and the list never touches the disk in the clear.",
+  )
+  .requiredOption("-o, --output <file>", "the encrypted file to write, such as sign-ups.csv.age")
+  .option("--to <recipient>", "the age public key (age1…) to encrypt to, instead of BACKUP_PUBLIC_KEY")
+  .action(({ output, to }: { output: string; to?: string }) => {
+    const recipient = to ?? readEnvironment().BACKUP_PUBLIC_KEY;
+    if (!recipient) {
+      program.error(
+        'error: backup takes an age public key: BACKUP_PUBLIC_KEY or --to age1… (tools/sign-ups/README.md, "An encrypted backup").',
+      );
+      return;
+    }
+    return run((context) =>
+      verbs.backup(context, { output, recipient, recipientSource: to ? "--to" : "BACKUP_PUBLIC_KEY" }),
+    );
+  });
 
 program
   .command("list")
@@ -122,7 +151,7 @@ program
       program.error("error: --with-marked and --country go with --for <tool>; plain export keeps everyone.");
     if (options.withMarked && options.withoutMarked)
       program.error("error: export takes --with-marked or --without-marked: one of them.");
-    return run((context) => verbs.exportList(context, options));
+    return run(async (context) => void (await verbs.exportList(context, options)));
   });
 
 program
@@ -167,7 +196,12 @@ async function run(
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EPIPE") return; // `export | head`: the reader left
-    process.stderr.write(`error: ${verbs.oneLine(error)}\n`);
+    // Under GitHub Actions, an annotation with its title, which the run's page and GitHub's email
+    // show, and the same in the run's summary; elsewhere, `error: …`.
+    const [message, title] = [verbs.oneLine(error), verbs.titleOf(error)];
+    process.stderr.write(`${ownerLine("error", message, title)}\n`);
+    const summary = process.env.GITHUB_STEP_SUMMARY;
+    if (summary) appendFileSync(summary, `## ${title}\n\n${message}\n`);
     process.exitCode = 1;
   }
 }

@@ -3,6 +3,7 @@
 import { formatCount, renderChart, type ChartOptions } from "./chart.ts";
 import { localDay } from "./growth.ts";
 import { REASON_NAMES, REASONS } from "./marks.ts";
+import type { SiteAnswer } from "./site.ts";
 import type { Summary } from "./summary.ts";
 
 /** What `count` says when there is nothing to count. */
@@ -40,11 +41,20 @@ export interface PageCheck {
   constraint: string;
 }
 
+/** How the site answered (site.ts), why it failed, or null when it is not watched. */
+export type SiteReport = SiteAnswer | { failure: string } | null;
+
 /**
  * `watch`'s report, in Markdown (GitHub renders it on the run's page; it reads as text too):
- * the totals, that the project and the page's path answer, and the chart of the days.
+ * the totals, that the project and the page's path answer, the site, and the chart of the days.
  */
-export function watchMarkdown(summary: Summary | null, page: PageCheck, now: Date, zone: string): string {
+export function watchMarkdown(
+  summary: Summary | null,
+  page: PageCheck,
+  site: SiteReport,
+  now: Date,
+  zone: string,
+): string {
   const lines = [`## Sign-ups, ${localDay(now, zone)} (${zone})`, ""];
   if (summary === null) lines.push(EMPTY_LIST);
   else {
@@ -60,6 +70,8 @@ export function watchMarkdown(summary: Summary | null, page: PageCheck, now: Dat
     "The project answers: the list was read with the secret key, and the page's own sign-up path " +
       `answered the publishable key as it should (an address the database refuses: HTTP ${page.status}, ` +
       `\`${page.constraint}\`; nothing stored).`,
+    "",
+    siteLine(site),
   );
   if (summary !== null) {
     lines.push(
@@ -72,4 +84,16 @@ export function watchMarkdown(summary: Summary | null, page: PageCheck, now: Dat
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** What the site's look found, in one paragraph. */
+function siteLine(site: SiteReport): string {
+  if (site === null)
+    return "The site is not watched: set the repository variable `SITE_URL` to its address (README: GitHub's jobs).";
+  if ("failure" in site) return `**The site fails**: ${site.failure}`;
+  const certificate = site.certificate
+    ? `; its certificate ends on ${site.certificate.validTo.toISOString().slice(0, 10)}, in ${site.certificate.daysLeft} days`
+    : "";
+  const warnings = site.warnings.map(({ message }) => ` **Warning**: ${message}`).join("");
+  return `The site answers: ${site.url} (HTTP ${site.status}), sending sign-ups to this project${certificate}.${warnings}`;
 }

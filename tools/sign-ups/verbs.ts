@@ -5,7 +5,7 @@
 // the tests hand it their own. A failure is thrown (OwnerCommandError: one line for the owner).
 import { appendFileSync, createWriteStream, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { Readable, type Writable } from "node:stream";
+import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ConfigurationError } from "../../config/environment.ts";
 import { DEPLOY_COMMAND } from "../supabase-cli.ts";
@@ -19,6 +19,7 @@ import { formatLocal } from "./dates.ts";
 import { TOOL_FORMATS, toolRow, type MailingTool } from "./mailing-tools.ts";
 import { REASONS, unhandled, type Reason } from "./marks.ts";
 import { countLines, EMPTY_LIST, PIPED_WIDTH, watchMarkdown } from "./report.ts";
+import type { SiteAnswer } from "./site.ts";
 import { markDomains, markedGroups, markedTotals, reviewOf } from "./review.ts";
 import { hoursSince, summarize, type Summary } from "./summary.ts";
 import { formatTable } from "./table.ts";
@@ -77,47 +78,60 @@ export interface WatchOptions {
   url: string;
   /** Sends the page's own sign-up request with the publishable key (probe.ts, checkSignUpPath). */
   checkPage: () => Promise<PageAnswer>;
+  /** Looks at the site (site.ts, checkSite); absent when no SITE_URL says where it is. */
+  checkSite?: () => Promise<SiteAnswer>;
+  /** Says what to see to before it fails (a certificate near its end): a warning where the owner looks. */
+  warn?: (title: string, message: string) => void;
   /** A file the report is appended to, as GitHub's GITHUB_STEP_SUMMARY: the run's summary page. */
   summaryFile?: string;
 }
 
 /**
  * `watch`, for a scheduled job: the list read with the secret key (what `count` reads: real
- * activity, which keeps a Free project from pausing) and the page's own sign-up path checked with
- * the publishable key, at once; then `count`'s summary in Markdown, on stdout and appended to
- * `summaryFile`. Either failing fails it, the secret key's first, and the summary says so.
+ * activity, which keeps a Free project from pausing), the page's own sign-up path checked with
+ * the publishable key, and the site looked at, all at once; then `count`'s summary in Markdown,
+ * with the site's, on stdout and appended to `summaryFile`. The project failing fails it before
+ * any report (the secret key's read first); the site failing, once the report is written.
  */
 export async function watch(
   context: VerbContext,
-  { url, checkPage, summaryFile }: WatchOptions,
+  { url, checkPage, checkSite, warn = () => {}, summaryFile }: WatchOptions,
 ): Promise<void> {
-  const [read, page] = await Promise.allSettled([readSummary(context), checkPage()]);
-  let report: string;
-  try {
-    if (read.status === "rejected") throw read.reason;
-    if (page.status === "rejected") throw page.reason;
-    if ("storedId" in page.value) {
-      await context.signUps.removeIds([page.value.storedId]);
-      throw new OwnerCommandError(
-        `The page's sign-up path at ${url} stored "${REFUSED_ADDRESS}", which the database must refuse: its ` +
-          "check (private.check_sign_up) is missing or changed. The row was removed; apply this repository's " +
-          `migrations (${DEPLOY_COMMAND}).`,
-        "Page's sign-up check missing",
-      );
-    }
-    report = watchMarkdown(read.value, page.value, context.now, context.zone);
-  } catch (error) {
-    if (summaryFile) appendFileSync(summaryFile, `## Sign-ups: the check failed\n\n${oneLine(error)}\n`);
-    throw error;
+  const [read, page, site] = await Promise.allSettled([
+    readSummary(context),
+    checkPage(),
+    checkSite ? checkSite() : Promise.resolve(null),
+  ]);
+  if (read.status === "rejected") throw read.reason;
+  if (page.status === "rejected") throw page.reason;
+  if ("storedId" in page.value) {
+    await context.signUps.removeIds([page.value.storedId]);
+    throw new OwnerCommandError(
+      `The page's sign-up path at ${url} stored "${REFUSED_ADDRESS}", which the database must refuse: its ` +
+        "check (private.check_sign_up) is missing or changed. The row was removed; apply this repository's " +
+        `migrations (${DEPLOY_COMMAND}).`,
+      "Page's sign-up check missing",
+    );
   }
+  const siteReport = site.status === "fulfilled" ? site.value : { failure: oneLine(site.reason) };
+  const report = watchMarkdown(read.value, page.value, siteReport, context.now, context.zone);
   context.stdout.write(report);
   if (summaryFile) appendFileSync(summaryFile, report);
+  if (site.status === "rejected") throw site.reason;
+  for (const { title, message } of site.value?.warnings ?? []) warn(title, message);
 }
 
 /** A failure as the owner reads it: the command's own messages whole, on one line. */
 export function oneLine(error: unknown): string {
   const known = error instanceof OwnerCommandError || error instanceof ConfigurationError;
   return known ? (error as Error).message.replaceAll("\n", " ") : String(error);
+}
+
+/** A failure's cause in a few words, as GitHub titles it on the run's page. */
+export function titleOf(error: unknown): string {
+  if (error instanceof OwnerCommandError) return error.title;
+  if (error instanceof ConfigurationError) return "Settings refused";
+  return "The owner's command failed";
 }
 
 /** `status`: whether the project answers, how many signed up, and when last. */
@@ -242,7 +256,7 @@ export interface ExportOptions {
 export async function exportList(
   { signUps, stdout, stderr }: VerbContext,
   options: ExportOptions,
-): Promise<void> {
+): Promise<number> {
   const { output, since, bom = false, for: tool, withMarked = false, country } = options;
   const leaveOutMarked = tool === undefined ? options.withoutMarked === true : !withMarked;
   const readPhone = tool === undefined ? null : await phoneReader(country);
@@ -293,10 +307,58 @@ export async function exportList(
   if (output === undefined || output === "-") {
     await pipeline(Readable.from(records()), writer(), stdout, { end: false });
     stderr.write(`Exported ${exported()}.\n`);
-    return;
+  } else {
+    await writeAtomically(output, (file) => pipeline(Readable.from(records()), writer(), file));
+    stderr.write(`Exported ${exported()} to ${output}.\n`);
   }
-  await writeAtomically(output, (file) => pipeline(Readable.from(records()), writer(), file));
-  stderr.write(`Exported ${exported()} to ${output}.\n`);
+  return (pages.total() ?? 0) - leftOut;
+}
+
+/** An age public key, as age-keygen prints it: `age1` and 58 characters of bech32. */
+const AGE_RECIPIENT = /^age1[02-9ac-hj-np-z]{58}$/;
+
+/**
+ * `backup`: the plain export (everyone, with their marks), encrypted as it is written to the age
+ * public key `recipient`: only the holder of its private key can read the file. The list never
+ * touches the disk in the clear: the CSV streams from the export into the encryption, in memory.
+ */
+export async function backup(
+  context: VerbContext,
+  { output, recipient, recipientSource }: { output: string; recipient: string; recipientSource: string },
+): Promise<void> {
+  if (!AGE_RECIPIENT.test(recipient))
+    throw new OwnerCommandError(
+      `${recipientSource} is not an age public key (age1… as age-keygen prints it): see tools/sign-ups/README.md, "An encrypted backup".`,
+      "Backup key not valid",
+    );
+  const { Encrypter } = await import("age-encryption");
+  const encrypter = new Encrypter();
+  encrypter.addRecipient(recipient);
+  const clear = new PassThrough();
+  let failure: unknown = null;
+  let count = 0;
+  const exporting = exportList({ ...context, stdout: clear, stderr: new PassThrough().resume() }, {}).then(
+    (exported) => {
+      count = exported;
+      clear.end();
+    },
+    (error: unknown) => {
+      failure = error;
+      clear.destroy(error as Error);
+    },
+  );
+  const encrypted = await encrypter.encrypt(Readable.toWeb(clear) as ReadableStream<Uint8Array>);
+  try {
+    await writeAtomically(output, (file) => pipeline(Readable.fromWeb(encrypted as never), file));
+  } catch (error) {
+    throw failure ?? error;
+  }
+  await exporting;
+  if (failure) throw failure;
+  context.stderr.write(
+    `Backed up ${count} ${count === 1 ? "sign-up" : "sign-ups"} to ${output}, encrypted to ${recipient.slice(0, 12)}…: ` +
+      "only the holder of its private key can read it (age -d -i key.txt).\n",
+  );
 }
 
 /**
