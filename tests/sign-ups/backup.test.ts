@@ -86,7 +86,7 @@ describe("backup", () => {
   it.each([
     {
       case: "without a key: says how to give one, writes nothing",
-      settings: {},
+      settings: {} as Record<string, string>,
       stderr: /^error: backup takes an age public key: BACKUP_PUBLIC_KEY or --to age1…/,
     },
     {

@@ -1,7 +1,8 @@
 // GitHub's workflows (.github/workflows/), read as GitHub reads them, and their `run:` steps run
 // here as a runner runs them: each step's script in bash with the runner's options, in the
 // repository's root, its `env:` filled from the secrets and variables the test hands in, and the
-// runner's files for outputs and the summary. A step that fails stops the job, as on GitHub.
+// runner's files for outputs and the summary. A step that fails stops the job, as on GitHub, but
+// for the steps whose `if:` runs them after a failure.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +26,8 @@ export interface Step {
 export interface Job {
   needs?: string | string[];
   if?: string;
+  permissions?: Record<string, string>;
+  environment?: string;
   env?: Record<string, string>;
   outputs?: Record<string, string>;
   steps: Step[];
@@ -51,31 +54,50 @@ export function stepsAfter(job: Job, id: string): Step[] {
   return job.steps.slice(index + 1);
 }
 
-/** What the expressions of a workflow's `env:` read: `${{ secrets.X }}`, `${{ vars.X }}`. */
+/** What the expressions of a workflow's `env:` read: `${{ secrets.X }}`, `${{ vars.X }}`, `${{ github.x.y }}`. */
 export interface Context {
   secrets?: Record<string, string>;
   vars?: Record<string, string>;
+  /** `github.token`, `github.event_name`, `github.event.workflow_run.head_sha`… */
+  github?: Record<string, unknown>;
 }
+
+/** An operand: a context's property, by its dotted path. */
+const OPERAND = /^(secrets|vars|github)((?:\.\w+)+)$/;
 
 /**
  * A step's (or job's) `env:` with its expressions filled from `context`, as GitHub fills them:
- * a secret or variable that is not set is empty. Any other expression is refused, so that a new
- * one cannot pass here unevaluated.
+ * a secret or variable that is not set is empty, and `a || b` is the first that is not. Any other
+ * expression is refused, so that a new one cannot pass here unevaluated.
  */
 export function resolveEnv(env: Record<string, string> = {}, context: Context = {}): Record<string, string> {
+  const evaluate = (operand: string, name: string): string => {
+    const match = OPERAND.exec(operand.trim());
+    if (!match) throw new Error(`${name}: an expression this test cannot evaluate: ${operand}`);
+    let value: unknown = context[match[1] as keyof Context];
+    for (const key of match[2]!.slice(1).split("."))
+      value = (value as Record<string, unknown> | undefined)?.[key];
+    return value === undefined || value === null ? "" : String(value);
+  };
   return Object.fromEntries(
     Object.entries(env).map(([name, value]) => {
-      const expression = /^\$\{\{\s*(secrets|vars)\.(\w+)\s*\}\}$/.exec(value);
-      if (expression) return [name, context[expression[1] as "secrets" | "vars"]?.[expression[2]!] ?? ""];
-      if (value.includes("${{"))
+      const expression = /^\$\{\{(.*)\}\}$/.exec(value);
+      if (expression) {
+        const operands = expression[1]!.split("||").map((operand) => evaluate(operand, name));
+        return [name, operands.find((operand) => operand !== "") ?? ""];
+      }
+      if (String(value).includes("${{"))
         throw new Error(`${name}: an expression this test cannot evaluate: ${value}`);
       return [name, value];
     }),
   );
 }
 
+/** Whether a step runs after an earlier one failed: `if: ${{ !cancelled() }}`, `always()`, `failure()`. */
+const runsAfterFailure = (step: Step) => /!cancelled\(\)|always\(\)|failure\(\)/.test(step.if ?? "");
+
 export interface StepsRun {
-  /** The exit status of the last step that ran: the first that failed, or the last. */
+  /** The job's: the first failed step's exit status, or 0. */
   status: number | null;
   /** Everything the steps wrote, stdout and stderr, in order of arrival. */
   output: string;
@@ -95,9 +117,16 @@ export async function runSteps(
     baseEnv,
     context = {},
     jobEnv = {},
-  }: { baseEnv: NodeJS.ProcessEnv; context?: Context; jobEnv?: Record<string, string> },
+    runnerTemp,
+  }: {
+    baseEnv: NodeJS.ProcessEnv;
+    context?: Context;
+    jobEnv?: Record<string, string>;
+    /** The runner's temporary folder, kept for the test to look into; else one removed at the end. */
+    runnerTemp?: string;
+  },
 ): Promise<StepsRun> {
-  const folder = mkdtempSync(join(tmpdir(), "workflow-steps-"));
+  const folder = runnerTemp ?? mkdtempSync(join(tmpdir(), "workflow-steps-"));
   const files = {
     GITHUB_STEP_SUMMARY: join(folder, "summary.md"),
     GITHUB_OUTPUT: join(folder, "output"),
@@ -108,6 +137,8 @@ export async function runSteps(
   let status: number | null = 0;
   try {
     for (const [index, step] of steps.entries()) {
+      // After a failure, only the steps that say they run then; the job's status stays the failure's.
+      if (status !== 0 && !runsAfterFailure(step)) continue;
       if (step.run === undefined) throw new Error(`step ${step.name ?? index} has no run: it needs GitHub`);
       // A script reads what it needs from its environment; an expression inside it would be pasted
       // in as code (GitHub's "script injection").
@@ -126,8 +157,8 @@ export async function runSteps(
       const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd: ROOT, env });
       child.stdout.on("data", (chunk: Buffer) => (output += chunk));
       child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-      status = await new Promise((resolve) => child.on("close", resolve));
-      if (status !== 0) break;
+      const stepStatus = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      if (status === 0) status = stepStatus;
     }
     return {
       status,
@@ -136,6 +167,6 @@ export async function runSteps(
       outputs: readFileSync(files.GITHUB_OUTPUT, "utf8"),
     };
   } finally {
-    rmSync(folder, { recursive: true, force: true });
+    if (runnerTemp === undefined) rmSync(folder, { recursive: true, force: true });
   }
 }
