@@ -118,12 +118,15 @@ export async function runSteps(
     context = {},
     jobEnv = {},
     runnerTemp,
+    cwd = ROOT,
   }: {
     baseEnv: NodeJS.ProcessEnv;
     context?: Context;
     jobEnv?: Record<string, string>;
     /** The runner's temporary folder, kept for the test to look into; else one removed at the end. */
     runnerTemp?: string;
+    /** The checkout the steps run in: the repository's root unless told. */
+    cwd?: string;
   },
 ): Promise<StepsRun> {
   const folder = runnerTemp ?? mkdtempSync(join(tmpdir(), "workflow-steps-"));
@@ -154,7 +157,7 @@ export async function runSteps(
         ...resolveEnv(jobEnv, context),
         ...resolveEnv(step.env, context),
       };
-      const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd: ROOT, env });
+      const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd, env });
       child.stdout.on("data", (chunk: Buffer) => (output += chunk));
       child.stderr.on("data", (chunk: Buffer) => (output += chunk));
       const stepStatus = await new Promise<number | null>((resolve) => child.on("close", resolve));
