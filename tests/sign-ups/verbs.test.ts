@@ -141,7 +141,43 @@ describe("watch", () => {
       "## Sign-ups, 2026-11-25 (UTC)\n\nNo sign-ups yet: the list is empty.\n\n" +
         "The project answers: the list was read with the secret key, and the page's own sign-up path answered " +
         "the publishable key as it should (an address the database refuses: HTTP 400, `early_access_email_check`; " +
-        "nothing stored).\n",
+        "nothing stored).\n\n" +
+        "The site is not watched: set the repository variable `SITE_URL` to its address (README: GitHub's jobs).\n",
+    );
+  });
+
+  it("with a site: reports it, and passes its warnings on", async () => {
+    const { context, stdout } = contextOf(fakeSignUps().signUps);
+    const warnings: string[] = [];
+    const warning = { title: "Site certificate ends soon", message: "ends in 5 days" };
+    const site = async () => ({
+      url: "https://example.com",
+      status: 200,
+      certificate: { validTo: new Date("2026-11-30T12:00:00Z"), daysLeft: 4 },
+      warnings: [warning],
+    });
+    await verbs.watch(context, {
+      url: "https://abc.supabase.co",
+      checkPage: refused,
+      checkSite: site,
+      warn: (title, message) => warnings.push(`${title}: ${message}`),
+    });
+    expect(stdout.text()).toContain(
+      "\nThe site answers: https://example.com (HTTP 200), sending sign-ups to this project; its certificate ends " +
+        "on 2026-11-30, in 4 days. **Warning**: ends in 5 days\n",
+    );
+    expect(warnings).toEqual(["Site certificate ends soon: ends in 5 days"]);
+  });
+
+  it("with a site that fails: reports the list and the site's failure, then fails with it", async () => {
+    const { context, stdout } = contextOf(fakeSignUps().signUps);
+    const down = () =>
+      Promise.reject(new OwnerCommandError("The site at https://example.com answered 503", "Site down"));
+    await expect(
+      verbs.watch(context, { url: "https://abc.supabase.co", checkPage: refused, checkSite: down }),
+    ).rejects.toMatchObject({ title: "Site down" });
+    expect(stdout.text()).toMatch(
+      /^## Sign-ups, .+\n\*\*The site fails\*\*: The site at https:\/\/example\.com answered 503\n$/s,
     );
   });
 
