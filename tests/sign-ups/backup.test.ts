@@ -102,6 +102,14 @@ describe("backup", () => {
     expect(readdirSync(folder)).toEqual([]);
   });
 
+  it("under GitHub Actions, without a key: an ::error:: annotation, as every failure", async () => {
+    const run = await command(["backup", "-o", join(root, "x.age")], { GITHUB_ACTIONS: "true" });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(
+      /^::error title=Wrong arguments::backup takes an age public key: BACKUP_PUBLIC_KEY or --to age1…[^\n]*\n$/,
+    );
+  });
+
   it("a project that fails mid-way leaves no file", async () => {
     const folder = mkdtempSync(join(root, "failed-"));
     const run = await command(["backup", "-o", join(folder, "x.age")], {

@@ -5,7 +5,7 @@
 import { appendFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { readEnvironment } from "../../config/environment.ts";
-import { ownerLine } from "../github/annotations.ts";
+import { ownerLine, underActions, workflowCommand } from "../github/annotations.ts";
 import { signUpsClient } from "./client.ts";
 import { OwnerCommandError } from "./failures.ts";
 import { checkSignUpPath } from "./probe.ts";
@@ -37,7 +37,15 @@ const program = new Command("sign-ups")
     "Count, list, export and remove the early-access sign-ups: on the local Supabase, or on a real " +
       "Supabase project given PUBLIC_SUPABASE_URL and SUPABASE_SECRET_KEY.",
   )
-  .configureOutput({ outputError: (text, write) => write(text) });
+  // A wrong argument is a failure too: under GitHub Actions, an annotation like any other.
+  .configureOutput({
+    outputError: (text, write) =>
+      write(
+        underActions()
+          ? `${workflowCommand("error", text.replace(/^error: /, "").trimEnd(), "Wrong arguments")}\n`
+          : text,
+      ),
+  });
 
 program
   .command("count")

@@ -50,6 +50,7 @@ export async function connect(
   if (new URL(url).protocol !== "https:" && !isLoopback(new URL(url))) {
     throw new OwnerCommandError(
       `PUBLIC_SUPABASE_URL (${url}) is not https: the secret key is not sent over an unencrypted connection.`,
+      "Supabase address not https",
     );
   }
   const backend = local ? await localSupabase(settings) : null;
@@ -95,6 +96,7 @@ function publishableKey(
     throw new OwnerCommandError(
       `${PUBLISHABLE_KEY_VARIABLE} is not set: watch checks the page's sign-up path with the page's own key. ` +
         "Set it to the project's publishable key (sb_publishable_…, Project Settings → API Keys), the one the site is built with.",
+      "Publishable key not set",
     );
   }
   if (isSecretKey(key)) {
@@ -102,6 +104,7 @@ function publishableKey(
       `${PUBLISHABLE_KEY_VARIABLE} holds a secret key, which the page must never carry: set it to the publishable ` +
         "key (sb_publishable_…), and if a site was built with the secret key, roll that key in the dashboard " +
         "(Project Settings → API Keys).",
+      "Secret key in the publishable key's place",
     );
   }
   return { key, keySource: PUBLISHABLE_KEY_VARIABLE, role: "anon" };
@@ -116,6 +119,7 @@ function secretKey(env: Environment, local: boolean): Pick<Target, "keySource" |
     throw new OwnerCommandError(
       `${SECRET_KEY_VARIABLE} is not set. Copy the project's secret key (sb_secret_…) from the ` +
         "dashboard, Project Settings → API Keys, into .env or the environment; never into a PUBLIC_ variable.",
+      "Secret key not set",
     );
   }
   if (!isSecretKey(key)) {
@@ -124,6 +128,7 @@ function secretKey(env: Environment, local: boolean): Pick<Target, "keySource" |
       `${SECRET_KEY_VARIABLE} holds ${publishable ? "a publishable key, which cannot read or remove sign-ups" : "no secret key"}: ` +
         "the owner's command needs the secret key (sb_secret_…, or a legacy service_role key), " +
         "from Project Settings → API Keys.",
+      "Not a secret key",
     );
   }
   return { key, keySource: SECRET_KEY_VARIABLE, role: "service_role" };
@@ -149,7 +154,10 @@ async function localSupabase(settings: LocalSettings): Promise<LocalSupabase | n
       await new Promise((resume) => setTimeout(resume, 250));
       if (await answers(url)) return null;
     }
-    throw new OwnerCommandError(`${error.message.split("\n")[0]} It does not answer at ${url}.`);
+    throw new OwnerCommandError(
+      `${error.message.split("\n")[0]} It does not answer at ${url}.`,
+      "Local Supabase not answering",
+    );
   }
 }
 
@@ -163,6 +171,7 @@ function thisProjects(settings: LocalSettings): null {
     `A backend answers at ${settings.supabaseUrl}, but no process holds this project's data folder ` +
       `(${settings.dataDir}): it serves another folder or project, and its sign-ups are not these. ` +
       "Stop it, or set SUPABASE_API_PORT and SUPABASE_DATA_DIR to the backend you mean.",
+    "Another project's backend",
   );
 }
 

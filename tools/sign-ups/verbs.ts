@@ -370,7 +370,10 @@ async function phoneReader(country: string | undefined): Promise<(phone: string)
   if (country === undefined) return (phone) => toE164(phone);
   const code = countryCode(country);
   if (code === null)
-    throw new OwnerCommandError(`--country ${country} is no country that phones know, such as FR or US.`);
+    throw new OwnerCommandError(
+      `--country ${country} is no country that phones know, such as FR or US.`,
+      "Wrong arguments",
+    );
   return (phone) => toE164(phone, code);
 }
 
@@ -389,7 +392,8 @@ async function readMarks(signUps: SignUps) {
 /** `remove <email>`: one address, however it was typed, normalised as the database stores it. */
 export async function removeAddress({ signUps, stderr }: VerbContext, typed: string): Promise<void> {
   const address = normalizeEmail(typed);
-  if (!isValidEmail(address)) throw new OwnerCommandError(`"${typed}" is not an email address.`);
+  if (!isValidEmail(address))
+    throw new OwnerCommandError(`"${typed}" is not an email address.`, "Wrong arguments");
   const removed = await signUps.remove(address);
   stderr.write(removed ? `Removed ${address}.\n` : `${address} is not on the list: nothing was removed.\n`);
 }
