@@ -3,7 +3,7 @@
 // project (a local Supabase started here, standing in for the live one), at a site (a local one
 // over HTTPS, with certificates made here: tests/support/https-site.ts), and at GitHub's API (a
 // stand-in: tests/support/github-api.ts), or at a paused project.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Decrypter, generateIdentity, identityToRecipient } from "age-encryption";
@@ -300,7 +300,7 @@ describe("the watch's workflow", () => {
 
   describe("the weekly backup", () => {
     const backupSteps = stepsAfter(backup!, "install");
-    const [backupStep, upload] = backupSteps;
+    const [backupStep, upload, digest] = backupSteps;
 
     it("keeps the encrypted file as an artifact for 90 days, only when there is one", () => {
       expect(upload).toMatchObject({
@@ -372,6 +372,66 @@ describe("the watch's workflow", () => {
       } finally {
         await backend.close();
       }
+    });
+
+    describe("the digest", () => {
+      /** A stand-in for `gh` on PATH: it keeps its arguments and what it reads. */
+      function fakeGh() {
+        const bin = mkdtempSync(join(root, "bin-"));
+        const gh = join(bin, "gh");
+        writeFileSync(gh, `#!/bin/bash\nprintf '%s\\n' "$*" > "${bin}/args"\ncat > "${bin}/body"\n`, {
+          mode: 0o755,
+        });
+        return {
+          PATH: `${bin}:${process.env.PATH}`,
+          args: () => readFileSync(join(bin, "args"), "utf8"),
+          body: () => readFileSync(join(bin, "body"), "utf8"),
+        };
+      }
+
+      it("runs even after a failed backup, with the job's token and issues: write", () => {
+        expect(digest).toMatchObject({ if: "${{ !cancelled() }}", env: { GH_TOKEN: "${{ github.token }}" } });
+        expect(backup!.permissions).toEqual({ contents: "read", issues: "write" });
+      });
+
+      it("without DIGEST_ISSUE: posts nothing", async () => {
+        const gh = fakeGh();
+        const run = await runSteps([digest!], { baseEnv: runner({ PATH: gh.PATH }) });
+        expect(run).toMatchObject({ status: 0, output: "" });
+        expect(() => gh.args()).toThrow(/ENOENT/);
+      });
+
+      it("with DIGEST_ISSUE: the week's counts as a comment on that issue, and never an address", async () => {
+        const { database, owner } = await openTestDatabase();
+        await owner.exec(
+          "insert into public.early_access (email) values ('ada@example.com'), ('bob@example.com'), ('eve@mailinator.com')",
+        );
+        const backend = await startLocalSupabase({ database, port: 0, log: () => {} });
+        const gh = fakeGh();
+        try {
+          const run = await runSteps([digest!], {
+            baseEnv: runner({ PATH: gh.PATH }),
+            context: {
+              secrets: {
+                PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),
+                SUPABASE_SECRET_KEY: backend.secretKey,
+              },
+              vars: { DIGEST_ISSUE: "12" },
+              github: { token: "ghs_job_token" },
+            },
+          });
+          expect(run.status, run.output).toBe(0);
+          expect(gh.args()).toBe(`issue comment 12 --repo ${REPOSITORY} --body-file -\n`);
+          const body = gh.body();
+          expect(body).toMatch(
+            /^Sign-ups, the week to \d{4}-\d\d-\d\d \(counts only\):\n\n```text\n3 sign-ups\n/,
+          );
+          expect(body).toMatch(/^1 marked for review: 1 at a disposable domain$/m);
+          expect(body).not.toMatch(/@/);
+        } finally {
+          await backend.close();
+        }
+      });
     });
   });
 });
