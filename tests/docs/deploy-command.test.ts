@@ -13,7 +13,7 @@ const PUSH = /\b(?:npx|npm|pnpm|yarn|bunx)\b[^`"'\n]*?\bdb push\b[^`"'\n]*/g;
 /** What the owner reads: the documents, the tools' messages, the workflows. */
 const owners = files.filter(
   (file) =>
-    (file.endsWith(".md") && !file.startsWith("bench/")) ||
+    file.endsWith(".md") ||
     (file.startsWith("tools/") && file.endsWith(".ts")) ||
     file.startsWith(".github/workflows/"),
 );
