@@ -1,6 +1,7 @@
-// `npm run sign-ups -- <verb>`: the site owner's command. Counts, lists, exports and removes
-// sign-ups through Supabase's REST API with the secret key, on a real project as locally.
-// Data goes to stdout, messages to stderr; any failure is one line and a non-zero exit status.
+// `npm run sign-ups -- <verb>`: the site owner's command. Counts, lists, exports, backs up and
+// removes sign-ups through Supabase's REST API with the secret key, on a real project as locally.
+// Data goes to stdout, messages to stderr; any failure is one line (under GitHub Actions, an
+// annotation with its title, and the run's summary says it too) and a non-zero exit status.
 // This file parses the arguments and connects; each verb is a function of verbs.ts.
 import { appendFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
@@ -34,7 +35,7 @@ function commandNow(): Date {
 const program = new Command("sign-ups")
   .usage("<verb> [options]   (npm run sign-ups -- <verb>)")
   .description(
-    "Count, list, export and remove the early-access sign-ups: on the local Supabase, or on a real " +
+    "Count, list, export, back up and remove the early-access sign-ups: on the local Supabase, or on a real " +
       "Supabase project given PUBLIC_SUPABASE_URL and SUPABASE_SECRET_KEY.",
   )
   // A wrong argument is a failure too: under GitHub Actions, an annotation like any other.
