@@ -308,7 +308,7 @@ describe("remove", () => {
   it("refuses what is no address before asking anything", async () => {
     const { signUps, calls } = fakeSignUps();
     await expect(verbs.removeAddress(contextOf(signUps).context, "nobody")).rejects.toThrow(
-      new OwnerCommandError('"nobody" is not an email address.'),
+      new OwnerCommandError('"nobody" is not an email address.', "Wrong arguments"),
     );
     expect(calls).toEqual([]);
   });
