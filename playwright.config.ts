@@ -1,7 +1,6 @@
 // @ts-check
-import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "./tools/chromium.ts";
+import { CHROMIUM_FLAGS, systemChromium } from "./tools/chromium.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, never the developer's; `npm test` has
@@ -26,8 +25,9 @@ export default defineConfig({
     trace: "on-first-retry",
     launchOptions: {
       // Debian's Chromium where it is installed (no browser download is possible there);
-      // elsewhere the one `npx playwright install chromium` fetched.
-      executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+      // elsewhere the one `npx playwright install chromium` fetched (`npm test` fetches it:
+      // tests/prerequisites/).
+      executablePath: systemChromium(),
       args: CHROMIUM_FLAGS,
     },
   },

@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { packageBin } from "../tools/processes.ts";
+import { ensurePrerequisites } from "./prerequisites/install.ts";
 import type { ProjectTimes } from "./support/project-times.ts";
 import { useTestEnvironment } from "./test-environment.ts";
 
@@ -77,6 +78,19 @@ function run({ name, args, env }: Step): Promise<boolean> {
 }
 
 const started = performance.now();
+
+// Chromium, nginx and openssl, found or installed before any test (tests/prerequisites/); the
+// browser tests need Chromium (so does tests/isolation, which runs some), the deploy test nginx.
+const runs = (pattern: RegExp) => !paths.length || paths.some((path) => pattern.test(path));
+const stop = await ensurePrerequisites({
+  chromium: runs(/\.spec\.ts$|isolation|^(\.\/)?tests\/?$/),
+  nginx: runs(/hosting|^(\.\/)?tests\/?$/),
+});
+if (stop) {
+  console.error(`✖ ${stop}`);
+  process.exit(1);
+}
+
 /** The steps that failed, each with what it left undone. */
 const failures: string[] = [];
 if (!(await run(build))) {
