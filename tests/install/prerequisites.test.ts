@@ -153,7 +153,10 @@ describe("what the run needs", () => {
 
 describe("the command a failed step names", () => {
   it.each([
-    [{ kind: "apt", packages: ["chromium", "nginx-light"] }, "apt-get update && apt-get install -y chromium nginx-light"],
+    [
+      { kind: "apt", packages: ["chromium", "nginx-light"] },
+      "apt-get update && apt-get install -y chromium nginx-light",
+    ],
     [{ kind: "playwright", withDeps: false }, "npx playwright install chromium"],
     [{ kind: "playwright", withDeps: true }, "npx playwright install --with-deps chromium"],
   ] as const)("%o: %s", (step, command) => {

@@ -50,7 +50,10 @@ function runQuietly(
   { proofBy, proof, env }: { proofBy: number; proof?: (output: string) => boolean; env?: NodeJS.ProcessEnv },
 ): Promise<Outcome> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+    const child = spawn(command, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    });
     let output = "";
     let proven = false;
     let timedOut = "";
@@ -86,7 +89,10 @@ function runQuietly(
 
 /** The last line of a command's output that says what went wrong. */
 function reason(output: string): string {
-  const lines = output.split("\n").map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
   return (lines.find((line) => /^(E:|Err:|Error|error)/.test(line)) ?? lines.at(-1) ?? "it failed")
     .replace(/\s+/g, " ")
     .slice(0, 200);

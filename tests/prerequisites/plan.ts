@@ -93,7 +93,6 @@ export function plan(machine: Machine, needs: Needs): Plan {
 
 /** The one command that does a step by hand, for the line that stops the run when it failed. */
 export function commandFor(step: Step): string {
-  if (step.kind === "apt")
-    return `apt-get update && apt-get install -y ${step.packages.join(" ")}`;
+  if (step.kind === "apt") return `apt-get update && apt-get install -y ${step.packages.join(" ")}`;
   return `npx playwright install${step.withDeps ? " --with-deps" : ""} chromium`;
 }

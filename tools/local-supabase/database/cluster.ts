@@ -307,6 +307,9 @@ async function stopOrphan(folder: string): Promise<void> {
   if (pid === null) return;
   process.kill(pid, "SIGINT");
   while (isRunning(pid)) await new Promise((resume) => setTimeout(resume, 20));
+  // Gone, but maybe a zombie its new parent never reaps (a container without an init), whose PID
+  // PostgreSQL would still find alive in postmaster.pid and refuse to start beside: the file goes.
+  rmSync(join(folder, "postmaster.pid"), { force: true });
 }
 
 function freePort(): Promise<number> {
