@@ -146,7 +146,7 @@ export function isRunning(pid: number): boolean {
 }
 
 /** A process's state letter (R, S, D, Z…), from /proc on Linux, else from ps; null if unknown. */
-function processState(pid: number): string | null {
+export function processState(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // After the command's name, in parentheses, which may itself hold spaces and parentheses.
