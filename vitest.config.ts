@@ -1,4 +1,5 @@
 // @ts-check
+import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import type { PostgresMajor } from "./tools/local-supabase/database/cluster.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
@@ -60,8 +61,14 @@ const ON_POSTGRES_15 = {
     // and its formatting, process and data folder are the same on any major); the pure parts.
   ],
 };
+/** The files a folder's list names; a name that matches no file stops the run, naming it. */
 const onPostgres15 = (folder: keyof typeof ON_POSTGRES_15) =>
-  ON_POSTGRES_15[folder].map((file) => `tests/${folder}/${file}.test.ts`);
+  ON_POSTGRES_15[folder].map((name) => {
+    const file = `tests/${folder}/${name}.test.ts`;
+    if (!existsSync(new URL(file, import.meta.url)))
+      throw new Error(`vitest.config.ts, ON_POSTGRES_15.${folder}: "${name}" names no file (${file})`);
+    return file;
+  });
 
 // One project per subject, named after its folder in tests/ (tests/README.md).
 export default defineConfig({
