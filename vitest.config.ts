@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import type { PostgresMajor } from "./tools/local-supabase/database/cluster.ts";
+import { LongestFirst } from "./tests/support/longest-first.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, handed down to every worker and every
@@ -79,6 +80,8 @@ export default defineConfig({
     // process.test.ts, took 8.7 s of its 5 on a fresh clone, and at 4 tests with timeouts
     // starved. VITEST_MAX_WORKERS overrides it.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 2,
+    // The longest files first, whatever their project (tests/support/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         // The site's logic and islands, in a simulated DOM.

@@ -2,7 +2,7 @@
 // from what it finds on the machine to what it installs, skips or stops on. The installing itself
 // runs for real at the start of every `npm test`.
 import { describe, expect, it } from "vitest";
-import { commandFor, plan, type Machine, type Needs } from "../prerequisites/plan.ts";
+import { commandFor, plan, type Machine, type Needs, type Step } from "../prerequisites/plan.ts";
 
 /** A fresh Debian container, as root: apt-get, nothing installed, CI unset. */
 const debianRoot: Machine = {
@@ -159,7 +159,7 @@ describe("the command a failed step names", () => {
     ],
     [{ kind: "playwright", withDeps: false }, "npx playwright install chromium"],
     [{ kind: "playwright", withDeps: true }, "npx playwright install --with-deps chromium"],
-  ] as const)("%o: %s", (step, command) => {
+  ] satisfies [Step, string][])("%o: %s", (step, command) => {
     expect(commandFor(step)).toBe(command);
   });
 });
