@@ -17,6 +17,12 @@ export default defineConfig({
   // Two browsers at once on the 2-core machine: a browser test mostly waits (for the page, its
   // timers, the local Supabase).
   workers: 2,
+  // Limits for a test that hangs, not for a slow one: on a machine shared with other work (load
+  // average 20 on 2 cores, seen) a page and the local Supabase answer many times slower, and
+  // Playwright's defaults (30 s a test, 5 s an expectation) failed tests that pass alone. A
+  // test that passes takes no longer for them.
+  timeout: 120_000,
+  expect: { timeout: 20_000 },
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",

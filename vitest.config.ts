@@ -19,8 +19,8 @@ const postgres = (major: PostgresMajor) => ({
   environment: "node",
   globalSetup: ["tests/support/postgres.setup.ts"],
   provide: { postgresMajor: major },
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  testTimeout: 90_000,
+  hookTimeout: 180_000,
 });
 /** The site built once into the run's own folder. */
 const build = { environment: "node", globalSetup: ["tests/support/build.setup.ts"] };
@@ -80,6 +80,11 @@ export default defineConfig({
     // process.test.ts, took 8.7 s of its 5 on a fresh clone, and at 4 tests with timeouts
     // starved. VITEST_MAX_WORKERS overrides it.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 2,
+    // Limits for a test that hangs, not for a slow one: a machine shared with other work (load
+    // average 20 on 2 cores, seen) makes a start of PostgreSQL or of a process take many times
+    // its usual seconds. Vitest's defaults, 5 and 10 s, failed there tests that pass alone.
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
     // The longest files first, whatever their project (tests/support/longest-first.ts).
     sequence: { sequencer: LongestFirst },
     projects: [
