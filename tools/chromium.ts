@@ -2,7 +2,8 @@
 // machines can download nothing from outside Debian's mirrors and npm), else Playwright's own
 // (`npx playwright install chromium`), with the flags a closed network and a root user need.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { chromium } from "playwright";
 
 export const SYSTEM_CHROMIUM = "/usr/bin/chromium";
@@ -34,13 +35,33 @@ function starts(path: string): { ok: boolean; lacksLibraries: boolean } {
 }
 
 /**
+ * Playwright's own headless shell, which it starts for headless tests (`playwright install
+ * chromium` fetches it beside the full browser; `--only-shell` fetches it alone), if it is there:
+ * `<browsers>/chromium_headless_shell-<revision>/<platform's folder>/chrome-headless-shell`.
+ */
+function playwrightHeadlessShell(): string | null {
+  // <browsers>/chromium-<revision>/<platform's folder>/<executable>
+  const browsers = dirname(dirname(dirname(chromium.executablePath())));
+  const revision = /chromium-(\d+)$/.exec(dirname(dirname(chromium.executablePath())))?.[1];
+  const folder = join(browsers, `chromium_headless_shell-${revision}`);
+  if (!revision || !existsSync(folder)) return null;
+  for (const platform of readdirSync(folder)) {
+    for (const name of ["chrome-headless-shell", "chrome-headless-shell.exe"]) {
+      if (existsSync(join(folder, platform, name))) return join(folder, platform, name);
+    }
+  }
+  return null;
+}
+
+/**
  * The Chromium the browser tests will start, if one is there and starts: Debian's, else
- * Playwright's own. `lacksLibraries` when Playwright's is there but its system libraries are not.
+ * Playwright's own (its headless shell, or its full browser). `lacksLibraries` when Playwright's
+ * is there but its system libraries are not.
  */
 export function findChromium(): { path: string | null; lacksLibraries: boolean } {
   const system = systemChromium();
   if (system && starts(system).ok) return { path: system, lacksLibraries: false };
-  const own = chromium.executablePath();
+  const own = playwrightHeadlessShell() ?? chromium.executablePath();
   if (!existsSync(own)) return { path: null, lacksLibraries: false };
   const { ok, lacksLibraries } = starts(own);
   return { path: ok ? own : null, lacksLibraries };
