@@ -14,8 +14,8 @@ export default defineConfig({
   testMatch: "**/*.spec.ts",
   outputDir: "test-results",
   fullyParallel: true,
-  // Two browsers at once on the 2-core machine: a browser test mostly waits (for the page, its
-  // timers, the local Supabase).
+  // Two browsers at once on the 2-core machine, beside Vitest's two files (tests/run.ts): a
+  // browser test mostly waits (for the page, its timers, the local Supabase).
   workers: 2,
   // Limits for a test that hangs, not for a slow one: on a machine shared with other work (load
   // average 20 on 2 cores, seen) a page and the local Supabase answer many times slower, and

@@ -76,9 +76,9 @@ export default defineConfig({
   test: {
     // Two files side by side, one per core of a 2-core machine: most of a database test's time is
     // spent waiting for PostgreSQL, a process or a build (Vitest's default, one fewer than the
-    // cores, runs one file at a time there). Not more: at 3, a server's stop, timed by
-    // process.test.ts, took 8.7 s of its 5 on a fresh clone, and at 4 tests with timeouts
-    // starved. VITEST_MAX_WORKERS overrides it.
+    // cores, runs one file at a time there). `npm test` runs the browser tests beside them, with
+    // two browsers of their own: four at once already keep both cores busy. VITEST_MAX_WORKERS
+    // overrides it.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 2,
     // Limits for a test that hangs, not for a slow one: a machine shared with other work (load
     // average 20 on 2 cores, seen) makes a start of PostgreSQL or of a process take many times
