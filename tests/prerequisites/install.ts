@@ -1,7 +1,7 @@
 // Before any test: find Chromium, nginx and openssl, or install them (tests/prerequisites/plan.ts
 // decides how), one line each. Where they cannot be had (no network, no root for the system's
 // libraries), the run stops within 30 s, before any test, with one line naming the command to run.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { findChromium } from "../../tools/chromium.ts";
 import { findProgram } from "../hosting/nginx-server.ts";
@@ -108,7 +108,7 @@ async function runStep(step: Step, proofBy: number): Promise<Outcome> {
     // Once the mirrors answered, the download may take what it takes.
     return runQuietly(
       "apt-get",
-      ["install", "-y", ...options, "-o", "DPkg::Lock::Timeout=120", ...step.packages],
+      ["install", "-y", ...options, "-o", "DPkg::Lock::Timeout=120", ...step.packages.map(available)],
       { proofBy: Infinity, env },
     );
   }
@@ -123,6 +123,16 @@ async function runStep(step: Step, proofBy: number): Promise<Outcome> {
     // Its progress bar, once the download has begun.
     { proofBy, proof: (output) => /\d+% of /.test(output) },
   );
+}
+
+/**
+ * The package apt-get can install for `name`: nginx-light where the release has it (Debian 12,
+ * Ubuntu), else plain nginx, which is the light one where nginx-light is gone (Debian 13).
+ */
+function available(name: string): string {
+  if (name !== "nginx-light") return name;
+  const { stdout } = spawnSync("apt-cache", ["policy", name], { encoding: "utf8" });
+  return /Candidate: (?!\(none\))/.test(stdout ?? "") ? name : "nginx";
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
