@@ -1,7 +1,6 @@
 // @ts-check
-import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { CHROMIUM_FLAGS, SYSTEM_CHROMIUM } from "./tools/chromium.ts";
+import { CHROMIUM_FLAGS, systemChromium } from "./tools/chromium.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, never the developer's; `npm test` has
@@ -15,9 +14,15 @@ export default defineConfig({
   testMatch: "**/*.spec.ts",
   outputDir: "test-results",
   fullyParallel: true,
-  // Two browsers at once on the 2-core machine: a browser test mostly waits (for the page, its
-  // timers, the local Supabase).
+  // Two browsers at once on the 2-core machine, beside Vitest's two files (tests/run.ts): a
+  // browser test mostly waits (for the page, its timers, the local Supabase).
   workers: 2,
+  // Limits for a test that hangs, not for a slow one: on a machine shared with other work (load
+  // average 20 on 2 cores, seen) a page and the local Supabase answer many times slower, and
+  // Playwright's defaults (30 s a test, 5 s an expectation) failed tests that pass alone. A
+  // test that passes takes no longer for them.
+  timeout: 120_000,
+  expect: { timeout: 20_000 },
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
@@ -26,8 +31,9 @@ export default defineConfig({
     trace: "on-first-retry",
     launchOptions: {
       // Debian's Chromium where it is installed (no browser download is possible there);
-      // elsewhere the one `npx playwright install chromium` fetched.
-      executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+      // elsewhere the one `npx playwright install chromium` fetched (`npm test` fetches it:
+      // tests/prerequisites/).
+      executablePath: systemChromium(),
       args: CHROMIUM_FLAGS,
     },
   },

@@ -1,6 +1,8 @@
 // @ts-check
+import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import type { PostgresMajor } from "./tools/local-supabase/database/cluster.ts";
+import { LongestFirst } from "./tests/support/longest-first.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, handed down to every worker and every
@@ -17,8 +19,8 @@ const postgres = (major: PostgresMajor) => ({
   environment: "node",
   globalSetup: ["tests/support/postgres.setup.ts"],
   provide: { postgresMajor: major },
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  testTimeout: 90_000,
+  hookTimeout: 180_000,
 });
 /** The site built once into the run's own folder. */
 const build = { environment: "node", globalSetup: ["tests/support/build.setup.ts"] };
@@ -60,18 +62,31 @@ const ON_POSTGRES_15 = {
     // and its formatting, process and data folder are the same on any major); the pure parts.
   ],
 };
+/** The files a folder's list names; a name that matches no file stops the run, naming it. */
 const onPostgres15 = (folder: keyof typeof ON_POSTGRES_15) =>
-  ON_POSTGRES_15[folder].map((file) => `tests/${folder}/${file}.test.ts`);
+  ON_POSTGRES_15[folder].map((name) => {
+    const file = `tests/${folder}/${name}.test.ts`;
+    if (!existsSync(new URL(file, import.meta.url)))
+      throw new Error(`vitest.config.ts, ON_POSTGRES_15.${folder}: "${name}" names no file (${file})`);
+    return file;
+  });
 
 // One project per subject, named after its folder in tests/ (tests/README.md).
 export default defineConfig({
   test: {
     // Two files side by side, one per core of a 2-core machine: most of a database test's time is
     // spent waiting for PostgreSQL, a process or a build (Vitest's default, one fewer than the
-    // cores, runs one file at a time there). Not more: at 3, a server's stop, timed by
-    // process.test.ts, took 8.7 s of its 5 on a fresh clone, and at 4 tests with timeouts
-    // starved. VITEST_MAX_WORKERS overrides it.
+    // cores, runs one file at a time there). `npm test` runs the browser tests beside them, with
+    // two browsers of their own: four at once already keep both cores busy. VITEST_MAX_WORKERS
+    // overrides it.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS) || 2,
+    // Limits for a test that hangs, not for a slow one: a machine shared with other work (load
+    // average 20 on 2 cores, seen) makes a start of PostgreSQL or of a process take many times
+    // its usual seconds. Vitest's defaults, 5 and 10 s, failed there tests that pass alone.
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    // The longest files first, whatever their project (tests/support/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         // The site's logic and islands, in a simulated DOM.

@@ -1,10 +1,11 @@
-// `npm test`: build the site once, then run every suite against that build: the Vitest projects
-// (units, the database, the local Supabase, the build's checks), then the browser tests
-// (Playwright). Each runs its own files side by side (vitest.config.ts, playwright.config.ts); the
-// two steps take turns, as together they left too little of the 2 cores to each for tests with
-// timeouts. Ends with how long each part took, then one line counting every test that ran,
-// "N passed, N failed, N skipped", whatever failed; the exit status is non-zero if any step
-// failed. A failed build runs no tests.
+// `npm test`: find or install what the tests need beyond npm (Chromium, nginx, openssl:
+// tests/prerequisites/), build the site once, then run every suite against that build, side by
+// side: the Vitest projects (units, the database, the local Supabase, the build's checks) and the
+// browser tests (Playwright), each running its own files side by side too (vitest.config.ts,
+// playwright.config.ts). Ends with how long each part took, then one line counting every test that
+// ran, "N passed, N failed, N skipped", whatever failed; the exit status is non-zero if any step
+// failed. A failed build runs no tests; a missing prerequisite that cannot be installed stops the
+// run before any test, naming the command to run.
 //
 // `npm test -- <paths>` runs only those files: `.spec.ts` ones with Playwright, the others with
 // Vitest; a step given no file of its kind is skipped.
@@ -15,6 +16,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { packageBin } from "../tools/processes.ts";
+import { ensurePrerequisites } from "./prerequisites/install.ts";
 import type { ProjectTimes } from "./support/project-times.ts";
 import { useTestEnvironment } from "./test-environment.ts";
 
@@ -62,14 +64,24 @@ const playwright: Step = {
 /** How long each step took, in ms. */
 const took = new Map<string, number>();
 
-/** Runs a step to its end; whether it passed. */
-function run({ name, args, env }: Step): Promise<boolean> {
-  console.log(`\n▶ ${name}`);
+/**
+ * Runs a step to its end; whether it passed. A `quiet` step's output is held back and printed
+ * in one piece when it ends, so that two steps side by side do not interleave their lines.
+ */
+function run({ name, args, env }: Step, { quiet = false } = {}): Promise<boolean> {
+  console.log(`\n▶ ${name}${quiet ? " (beside the others: its output follows when it ends)" : ""}`);
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, args, {
+    stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+    env: { ...process.env, ...env },
+  });
+  const held: Buffer[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => held.push(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => held.push(chunk));
   return new Promise((resolve) =>
     child.on("close", (status) => {
       took.set(name, performance.now() - started);
+      if (quiet) process.stdout.write(`\n▶ ${name}, as it ran:\n${Buffer.concat(held).toString()}`);
       if (status !== 0) console.error(`✖ ${name} failed (exit ${status})`);
       resolve(status === 0);
     }),
@@ -77,6 +89,21 @@ function run({ name, args, env }: Step): Promise<boolean> {
 }
 
 const started = performance.now();
+
+// Chromium, nginx and openssl, found or installed before any test (tests/prerequisites/); the
+// browser tests need Chromium (so does tests/isolation, which runs some), the deploy test nginx.
+const runs = (pattern: RegExp) => !paths.length || paths.some((path) => pattern.test(path));
+const prerequisitesStarted = performance.now();
+const stop = await ensurePrerequisites({
+  chromium: runs(/\.spec\.ts$|isolation|^(\.\/)?tests\/?$/),
+  nginx: runs(/hosting|^(\.\/)?tests\/?$/),
+});
+if (stop) {
+  console.error(`✖ ${stop}`);
+  process.exit(1);
+}
+took.set("prerequisites", performance.now() - prerequisitesStarted);
+
 /** The steps that failed, each with what it left undone. */
 const failures: string[] = [];
 if (!(await run(build))) {
@@ -85,8 +112,12 @@ if (!(await run(build))) {
   const chosen = paths.length
     ? [...(others.length ? [vitest] : []), ...(specs.length ? [playwright] : [])]
     : [vitest, playwright];
-  // A failed step leaves the next one to run and be counted.
-  for (const step of chosen) if (!(await run(step))) failures.push(`${step.name} failed`);
+  // Side by side: most of either's time is spent waiting (for PostgreSQL, a process, a page),
+  // and in turns the run left the 2 cores idle a quarter of the time. Vitest's output goes by
+  // as it runs; the browser's follows in one piece. A step that fails leaves the other to run
+  // and be counted.
+  const passed = await Promise.all(chosen.map((step, index) => run(step, { quiet: index > 0 })));
+  chosen.forEach((step, index) => passed[index] || failures.push(`${step.name} failed`));
 }
 const total = performance.now() - started;
 

@@ -18,7 +18,7 @@ export const INSTALL_HINT =
   "install nginx and openssl (Debian/Ubuntu: `sudo apt-get install nginx-light openssl`)";
 
 /** A program on the PATH, or where Debian puts it (/usr/sbin is not on a user's PATH). */
-function findProgram(name: string): string | null {
+export function findProgram(name: string): string | null {
   const onPath = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).stdout.trim();
   if (onPath) return onPath;
   for (const folder of ["/usr/sbin", "/usr/bin"])

@@ -42,7 +42,7 @@ function rawExchange(request: string): Promise<string> {
     socket.on("data", (chunk: string) => (answer += chunk));
     socket.on("end", () => resolve(answer));
     socket.on("error", reject);
-    socket.setTimeout(5_000, () => reject(new Error(`no answer; so far: ${answer}`)));
+    socket.setTimeout(20_000, () => reject(new Error(`no answer; so far: ${answer}`)));
   });
 }
 

@@ -92,7 +92,8 @@ export async function expectNoAxeViolations(page: Page, state: string): Promise<
   await expect
     .poll(() => page.evaluate(settling), {
       message: "animations still running",
-      timeout: 5_000,
+      // Ends as soon as they have; a busy machine's browser may take a while.
+      timeout: 20_000,
     })
     .toBe(0);
   const { violations } = await new AxeBuilder({ page }).analyze();

@@ -17,6 +17,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -24,7 +25,7 @@ import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { DataFolderUnusableError, isRunning } from "./data-folder.ts";
+import { DataFolderUnusableError, isRunning, processState } from "./data-folder.ts";
 import { keepServerLog, lastServerLogLines } from "./server-log.ts";
 
 /** The superuser a cluster is created with, as on Supabase. */
@@ -304,9 +305,35 @@ function postmasterOf(folder: string): number | null {
  */
 async function stopOrphan(folder: string): Promise<void> {
   const pid = postmasterOf(folder);
-  if (pid === null) return;
-  process.kill(pid, "SIGINT");
-  while (isRunning(pid)) await new Promise((resume) => setTimeout(resume, 20));
+  if (pid !== null) {
+    process.kill(pid, "SIGINT");
+    while (isRunning(pid)) await new Promise((resume) => setTimeout(resume, 20));
+  }
+  // A server killed, or stopped just now, may linger as a zombie its new parent never reaps (a
+  // container whose PID 1 is no init). PostgreSQL would find that PID alive in postmaster.pid and
+  // refuse to start: once none of its processes works in the folder any more, the file goes.
+  const named = Number(readPidFile(folder)?.[0]);
+  if (named && processState(named) === "Z") {
+    while (workingIn(folder)) await new Promise((resume) => setTimeout(resume, 20));
+    rmSync(join(folder, "postmaster.pid"), { force: true });
+  }
+}
+
+/** Whether a live process (a server's backend, outliving it briefly) works in `folder`: Linux only. */
+function workingIn(folder: string): boolean {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return false;
+  }
+  return pids.some((pid) => {
+    try {
+      return readlinkSync(`/proc/${pid}/cwd`) === folder && isRunning(Number(pid));
+    } catch {
+      return false; // gone, or another user's
+    }
+  });
 }
 
 function freePort(): Promise<number> {

@@ -3,7 +3,7 @@
 // start a second server on it nor stop the first one's. So before anything else, the process
 // takes the folder's lock file, and a second process is refused without having touched
 // anything. The lock names its holder; one left behind by a process that was killed (its PID no
-// longer running) is taken over. It is taken on the folder's canonical path, however the folder
+// longer running, a zombie, or another process's by now) is taken over at once. It is taken on the folder's canonical path, however the folder
 // was spelled.
 import {
   existsSync,
@@ -15,6 +15,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -128,19 +129,63 @@ function readHolder(lockPath: string): Holder | null {
   }
 }
 
-/** Whether process `pid` runs (as any user). */
+/**
+ * Whether process `pid` runs (as any user). A zombie does not: a process killed outright stays
+ * one, holding nothing, until its parent reaps it, which a parent that never waits (a container
+ * without an init) never does.
+ */
 export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    // EPERM: it exists, as another user's.
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  const state = processState(pid);
+  return state !== "Z" && state !== "X";
+}
+
+/** A process's state letter (R, S, D, Z…), from /proc on Linux, else from ps; null if unknown. */
+export function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // After the command's name, in parentheses, which may itself hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) || null;
+  } catch {
+    if (process.platform === "linux" || process.platform === "win32") return null;
+  }
+  const { stdout } = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" });
+  return stdout?.trim()[0] ?? null;
+}
+
+/**
+ * When process `pid` started, in ms since the epoch, to the second: from /proc on Linux; null
+ * elsewhere or when it is gone.
+ */
+function startedAt(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22, counted from the state (field 3): clock ticks after boot, at 100 a second.
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[22 - 3]);
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    return Number.isFinite(ticks) && bootSeconds ? bootSeconds * 1000 + ticks * 10 : null;
+  } catch {
+    return null;
   }
 }
 
-/** A process on another machine (a shared folder) cannot be checked: it is taken to run. */
-const holderRuns = ({ pid, host }: Holder) => host !== hostname() || isRunning(pid);
+/**
+ * Whether the lock's holder still runs: its process, neither a zombie nor a later process that
+ * was given the same PID (one started after the lock was taken). A process on another machine
+ * (a shared folder) cannot be checked: it is taken to run.
+ */
+function holderRuns({ pid, host, since }: Holder): boolean {
+  if (host !== hostname()) return true;
+  if (!isRunning(pid)) return false;
+  const started = startedAt(pid);
+  // Two seconds of slack: the boot time is known to the second.
+  return started === null || !(started > Date.parse(since) + 2_000);
+}
 
 const sameHolder = (a: Holder | null, b: Holder | null) => a?.pid === b?.pid && a?.since === b?.since;
 
