@@ -288,9 +288,11 @@ select private.make_ceiling_cells();
 --     spell, as a busy cell is never lifted.
 --   - The client is over the ceiling when even its least-held cell holds more than the bucket:
 --     the window, and half a millisecond per attempt it holds for each attempt's rounding.
---   - A cell fuller than that is capped back to full, so that a flood of refusals keeps its cells
---     full but no fuller: a stranger sharing one waits one attempt's cost, not days. Then one
---     more fits once one attempt's cost has drained: the Retry-After.
+--   - A cell past full gives this attempt back and is capped at full: a flood of refusals keeps
+--     its cells full but no fuller, so a stranger sharing one waits for one attempt to drain, not
+--     for days, and the flood itself gets one more each time one drains, as a bucket does. (The
+--     setval races as the lift does: an attempt charged in between is lost, or a refusal kept.)
+--     Retry-After: the seconds until the least-held cell has room for one more.
 create function private.charge_ceiling(ceiling text, max_sign_ups integer, window_ms bigint, cost_ms bigint,
                                        columns integer[])
 returns void language plpgsql set search_path = '' as $$
@@ -301,6 +303,7 @@ declare
                               from unnest(columns) with ordinality as c (col, r) order by r);
   held bigint[];
   now_ms bigint;
+  count_ms bigint;
 begin
   held := array(select pg_catalog.nextval(c.cell) from unnest(cells) with ordinality as c (cell, r) order by r);
   now_ms := round((private.sign_up_clock() - since_2026) * 1000);
@@ -308,12 +311,16 @@ begin
     if held[r] - cost_ms < now_ms then
       held[r] := now_ms + cost_ms;
       perform pg_catalog.setval(cells[r], held[r]);
-    elsif held[r] - now_ms > full_ms then
-      perform pg_catalog.setval(cells[r], now_ms + full_ms);
+    end if;
+    count_ms := least(count_ms, held[r] - now_ms);
+    if held[r] - now_ms > full_ms then
+      held[r] := least(held[r] - cost_ms, now_ms + full_ms);
+      perform pg_catalog.setval(cells[r], held[r]);
     end if;
   end loop;
-  if (select min(h) from unnest(held) h) - now_ms > full_ms then
-    perform private.refuse(max_sign_ups, ceiling, greatest(1, ceil(cost_ms / 1000.0))::integer);
+  if count_ms > full_ms then
+    perform private.refuse(max_sign_ups, ceiling,
+                           greatest(1, ceil(((select min(h) from unnest(held) h) + cost_ms - now_ms - full_ms) / 1000.0))::integer);
   end if;
 end;
 $$;
