@@ -138,7 +138,7 @@ $$;
 -- transaction on an idle server) 4,000 sequences made, dropped or set pass on PostgreSQL 15 and
 -- 17, 4,500 fail on 15 and 5,000 on 17 ("out of shared memory"). So a change of more than 3,000
 -- cells is refused, leaving room for the requests that run meanwhile: make it in steps, a
--- migration each (tests/database/ceiling-cells.test.ts makes the largest on such a server).
+-- migration each (tests/database/ceilings.test.ts makes the largest on such a server).
 create function private.make_ceiling_cells()
 returns void language plpgsql set search_path = '' as $$
 declare

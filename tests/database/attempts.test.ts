@@ -33,7 +33,13 @@ import {
   type TestDatabase,
   type TestSupabase,
 } from "../support/database.ts";
-import { limitIn, limitsOf, SMALL_NETWORK_CEILINGS as SMALL, TINY_LIMITS, type Limits } from "./small-limits.ts";
+import {
+  limitIn,
+  limitsOf,
+  SMALL_NETWORK_CEILINGS as SMALL,
+  TINY_LIMITS,
+  type Limits,
+} from "./small-limits.ts";
 
 let backend: TestSupabase;
 let owner: Database;
@@ -129,7 +135,8 @@ describe("from one address", () => {
     const email = await signUpOverSql(owner, headers);
     await expect(signUpOverSql(owner, headers, email)).rejects.toThrow(/early_access_email_key/);
     const answers = [];
-    for (let index = 0; index < 3; index++) answers.push(await requestOverSql(owner, headers, [{ email: uniqueEmail() }]));
+    for (let index = 0; index < 3; index++)
+      answers.push(await requestOverSql(owner, headers, [{ email: uniqueEmail() }]));
     expect(answers).toEqual(["stored", "stored", "stored"]);
   });
 
@@ -240,7 +247,13 @@ describe("the ceilings over time (a clock the test sets)", () => {
     return new Map(rows.map(({ client, columns }) => [client, columns]));
   };
   /** `count` attempts of `client` at `instant`, a duplicate of `listed` each: the answers. */
-  const attempts = async (db: TestDatabase, instant: number, client: string, listed: string, count: number) => {
+  const attempts = async (
+    db: TestDatabase,
+    instant: number,
+    client: string,
+    listed: string,
+    count: number,
+  ) => {
     const answers: string[] = [];
     for (let index = 0; index < count; index++) answers.push(await signUpAt(db, instant, client, listed));
     return answers;
@@ -250,7 +263,10 @@ describe("the ceilings over time (a clock the test sets)", () => {
     const { max, seconds } = ceiling("per address per hour");
     const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
     // Two addresses of networks of their own whose columns meet in the first row, not in the others.
-    const candidates = Array.from({ length: 2_000 }, (_, index) => `10.${20 + (index >> 8)}.${index & 255}.1`);
+    const candidates = Array.from(
+      { length: 2_000 },
+      (_, index) => `10.${20 + (index >> 8)}.${index & 255}.1`,
+    );
     const columns = await columnsOf(clocked, candidates);
     let pair: [string, string] | undefined;
     for (const [index, first] of candidates.entries()) {
@@ -270,7 +286,10 @@ describe("the ceilings over time (a clock the test sets)", () => {
     const refusal = `429 At most ${max} sign-ups per address per hour. (Retry-After ${Math.ceil(seconds / max)})`;
 
     // The first fills its ceiling, and the cell it shares.
-    expect(await attempts(clocked, launch, first, listed, max + 1)).toEqual([...Array<string>(max).fill("23505"), refusal]);
+    expect(await attempts(clocked, launch, first, listed, max + 1)).toEqual([
+      ...Array<string>(max).fill("23505"),
+      refusal,
+    ]);
     // The second is counted in that full cell too, but its least-held cell is its own: its own
     // ceiling, no more and no less.
     expect(await attempts(clocked, launch + 1, second, listed, max + 1)).toEqual([

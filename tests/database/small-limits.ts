@@ -35,8 +35,18 @@ export const SMALL_NETWORK_LIMITS = `${SMALL_LIMITS}
     when 'ceiling per network per day' then 144
     else max_sign_ups end;`;
 
+/**
+ * The schema's limits, with an address's ceilings of 50 an hour and 200 a day, so that a flood
+ * from many addresses meets them within a few thousand requests, and a tenth of a ceiling is
+ * still several attempts.
+ */
+export const FLOOD_LIMITS = `
+  update private.sign_up_limits set max_sign_ups = case name when 'per address per hour' then 50 else 200 end
+   where kind = 'ceiling' and per = 'address';`;
+
 /** Paces of one and ceilings of two: each kind of mark and refusal within a few requests. */
-export const TINY_LIMITS = "update private.sign_up_limits set max_sign_ups = case kind when 'pace' then 1 else 2 end;";
+export const TINY_LIMITS =
+  "update private.sign_up_limits set max_sign_ups = case kind when 'pace' then 1 else 2 end;";
 
 /**
  * The schema's limits with a pace of one, so that sign-ups are marked, an address's hourly
