@@ -106,7 +106,7 @@ end;
 $$;
 
 -- The ceilings whose cells are not as their scope's sketch and their cost say, with what to
--- change: `made_…` is what they have (null for none), and `changes` how many cells a change makes,
+-- change: `made_…` is what they have (no cells, for a new one), and `changes` how many cells a change makes,
 -- drops or alters. Of a resized sketch, a cell whose name still fits is kept, the surplus dropped
 -- and the missing made; the kept are emptied if the width changed (their columns now hold other
 -- clients), and take the new cost if it changed. A change of rows alone keeps each kept row's
@@ -147,6 +147,10 @@ declare
   ceiling record;
   statement text;
 begin
+  -- A cell's name holds its ceiling's, within PostgreSQL's 63 bytes a name.
+  if exists (select from private.ceiling_changes() c where octet_length(c.name) > 40) then
+    raise exception 'A ceiling''s name is at most 40 bytes: its cells are named after it';
+  end if;
   if changes > most_at_once then
     raise exception 'This change of the ceilings'' sketches makes, drops or alters % cells in one transaction, more than %', changes, most_at_once
       using hint = 'A 20-connection server cannot lock that many at once: change the sizes in steps of at most 3,000 cells, a migration each.';
@@ -201,8 +205,9 @@ select private.make_ceiling_cells();
 
 -- Charges one attempt to one ceiling of a client, in its cell of each row (`columns`), then
 -- judges it; refused (429) past the ceiling, naming it, with the seconds until one more fits.
---   - Charge first: nextval, in every row. Then the clock, read after the charge, as nothing
---     the charge did can have waited for anything the clock should have seen.
+--   - Charge first: nextval, in every row. Then the clock, so that no wait comes between the
+--     instant and the count it judges (an instant read before waiting for a lock made a request
+--     look older than those charged meanwhile, and refused the first of a keynote's crowd).
 --   - A cell that had drained (empty before this attempt) is lifted to now plus this attempt.
 --     Racy only on an idle cell: attempts charged to it between the first one's nextval and the
 --     last lift are lost, at most as many as run at once (the API's connections), once per idle
