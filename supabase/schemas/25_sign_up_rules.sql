@@ -304,13 +304,15 @@ returns void language plpgsql set search_path = '' as $$
 declare
   since_2026 constant float8 := 1767225600; -- 2026-01-01, in seconds since 1970
   full_ms bigint := window_ms + max_sign_ups / 2;
-  cells regclass[] := array(select private.ceiling_cell(ceiling, r::integer - 1, col)::regclass
-                              from unnest(columns) with ordinality as c (col, r) order by r);
+  cells regclass[];
   held bigint[];
   now_ms bigint;
   count_ms bigint;
 begin
-  held := array(select pg_catalog.nextval(c.cell) from unnest(cells) with ordinality as c (cell, r) order by r);
+  -- One statement for the cells and their charge: each statement a sign-up runs costs.
+  select array_agg(c.cell order by c.r), array_agg(pg_catalog.nextval(c.cell) order by c.r) into cells, held
+    from (select private.ceiling_cell(ceiling, r::integer - 1, col)::regclass as cell, r
+            from unnest(columns) with ordinality as u (col, r)) c;
   now_ms := round((private.sign_up_clock() - since_2026) * 1000);
   for r in 1 .. cardinality(cells) loop
     if held[r] - cost_ms < now_ms then
