@@ -38,6 +38,7 @@ const ON_POSTGRES_15 = {
     "concurrency", // the unique check and ON CONFLICT between concurrent transactions: the server's locks
     "deploy", // `supabase db push` with the real CLI, against that major
     "attempts", // every attempt charged: sequences, setval, session locks, casts after the insert, a burst of shapes
+    "ceilings", // the sketches' floods and crowds over concurrent connections, and their resize under a 20-connection server's lock table
     "plans", // every statement's estimate below jit_above_cost, from that major's planner
     "schema", // the migrations build what the schema files declare, read from that major's catalog
     "security-advisor", // the Advisor's lints and the API roles' privileges, from that major's catalog

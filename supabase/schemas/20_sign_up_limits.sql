@@ -9,17 +9,32 @@
 -- one customer), or its network (an IPv4 /24, an IPv6 /48). A scope's paces are counted in
 -- `shards` that each hold their share of every pace: a stored sign-up holds its shard's row lock
 -- until its commit is on disk, so a network's sign-ups take turns per shard, not all in one line.
--- (Ceilings hold no row lock, and count each client whole.)
+-- Its ceilings are each counted in a sketch of `ceiling_rows` rows of `ceiling_width` cells
+-- (25_sign_up_rules.sql, "Attempts"): a client counts in one cell a row, and is refused only when
+-- every one of its cells is full. With k of a scope's clients held at a ceiling, a stranger is
+-- refused there about (1 - e^(-k / width))^rows of the time: with 100 addresses held, about 1.1%;
+-- with 20 networks held, about 1.9% (48: 15%). A sketch holds about width x the ceiling's attempts
+-- before strangers' cells fill by chance (an address's: 256,000 an hour; a network's: 128,000 an
+-- hour, 640,000 a day). Each cell is a sequence of 16 kB: a resize makes and drops them in one
+-- transaction, at most 3,000 at once (private.make_ceiling_cells says why). Why these sizes: an
+-- address's four rows keep strangers' losses near 1% beside 100 held addresses (1.3% measured);
+-- a network's take what is left of the 3,500 cells the migration from the slots could make and
+-- drop at once (it drops 1,024 and makes these 2,432), and a network is held only by several
+-- addresses at their ceilings at once.
 create table private.sign_up_scopes (
   name text primary key check (name in ('address', 'network')),
   ipv4_prefix integer not null check (ipv4_prefix between 0 and 32),
   ipv6_prefix integer not null check (ipv6_prefix between 0 and 128),
-  shards integer not null check (shards between 1 and 64)
+  shards integer not null check (shards between 1 and 64),
+  -- A row's column is 4 bytes of the client's 32-byte keyed hash: at most 8 rows.
+  ceiling_rows integer not null check (ceiling_rows between 1 and 8),
+  ceiling_width integer not null check (ceiling_width between 1 and 3000)
 );
-comment on table private.sign_up_scopes is 'What one client is, per scope of the sign-up limits, and in how many shards its paces are counted.';
-insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix, shards) values
-  ('address', 32, 56, 1),
-  ('network', 24, 48, 16);
+comment on table private.sign_up_scopes is
+  'What one client is, per scope of the sign-up limits, in how many shards its paces are counted, and the size of its ceilings'' sketches.';
+insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix, shards, ceiling_rows, ceiling_width) values
+  ('address', 32, 56, 1, 4, 256),
+  ('network', 24, 48, 16, 3, 64);
 
 -- Each limit is a leaky bucket (GCRA) that holds max_sign_ups and drains that many every
 -- window_length: one comes free every window_length / max_sign_ups. A sign-up is over a limit
@@ -53,23 +68,16 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
   ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
 
--- How the rules keep their counts, in numbers (25_sign_up_rules.sql says how each is used):
---   - ceiling_slots: each ceiling counts its clients in this many slots, a sequence each, as a
---     slot's count outlives a rollback (the rules' "Attempts"). A client shares its slot with
---     about one in ceiling_slots of the others, so more slots, fewer clients riding free while a
---     stranger fills theirs; each slot is a relation of 8 kB. Read when a ceiling is added: to
---     change it on a live project, update it in a migration, which makes the slots anew (empty).
---   - forget_batch and forget_one_in: one sign-up in forget_one_in that adds a source looks at
---     forget_batch others and forgets those whose paces are all empty, so that the paces' table
---     stays about as large as a day's clients.
+-- How the rules keep their paces, in numbers (25_sign_up_rules.sql says how each is used): one
+-- sign-up in forget_one_in that adds a source looks at forget_batch others and forgets those whose
+-- paces are all empty, so that the paces' table stays about as large as a day's clients.
 create table private.sign_up_counting (
   only_row boolean primary key default true check (only_row),
-  ceiling_slots integer not null check (ceiling_slots between 1 and 4096),
   forget_batch integer not null check (forget_batch > 0),
   forget_one_in integer not null check (forget_one_in between 1 and 256)
 );
-comment on table private.sign_up_counting is 'How the sign-up rules keep their counts: slots per ceiling, and how fast empty paces are forgotten.';
-insert into private.sign_up_counting (ceiling_slots, forget_batch, forget_one_in) values (256, 32, 8);
+comment on table private.sign_up_counting is 'How the sign-up rules keep their paces: how fast empty ones are forgotten.';
+insert into private.sign_up_counting (forget_batch, forget_one_in) values (32, 8);
 
 -- The statistics the planner reads for these tables, taken now: autovacuum analyzes a table only
 -- after 50 changed rows, and a table never analyzed is planned as if it held a thousand rows,

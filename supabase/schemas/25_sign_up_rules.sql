@@ -9,15 +9,14 @@
 --   - Paces: a stored sign-up is counted in its sources' paces, in a table, with the sign-up's
 --     own transaction; past a pace it is marked for the owner's review (30_marks.sql).
 --
--- The trigger private.admit_sign_up reads top to bottom as the steps: the instant, the client,
--- its two sources, the charge, a duplicate held back, the paces under each source's lock, the
--- mark, the forgetting.
+-- The trigger private.admit_sign_up reads top to bottom as the steps: the charge (once per
+-- request: PostgREST's pre-request gate may have charged it already), the instant, the client's
+-- two sources, a duplicate held back, the paces under each source's lock, the mark, the forgetting.
 --
--- Locks, in the one order every request takes them, so that no two requests wait for each other
--- in a circle (a deadlock, which PostgREST answers with 500): first the slots of the client's
--- ceilings, in the order of `private.sign_up_ceilings`, each held only while it is read and
--- written and released before the next step; then the address's pace row, then the network
--- shard's, until the transaction ends. A request's second row is refused before it takes any.
+-- Row locks, in the one order every request takes them, so that no two requests wait for each
+-- other in a circle (a deadlock, which PostgREST answers with 500): the address's pace row, then
+-- the network shard's, until the transaction ends. The ceilings take none: a sequence's nextval
+-- waits for no one. A request's second row is refused before it takes any.
 
 -- The key of the sources' hashes: random, made once per database, never leaves it.
 create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
@@ -26,12 +25,11 @@ select decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '
 analyze private.client_key_secret;
 
 -- One source of a sign-up, as the steps below pass it on: its scope, its key (a keyed hash of
--- the client in the scope, and of its shard for a scope of several), the key of the whole client
--- (the same for a scope of one shard), the seconds one sign-up adds to each of its scope's paces,
--- their state (null for a source never seen), and whether this sign-up added it (its first). A
--- state always travels with its scope, so no step can read one scope's state with the other's
--- limits.
-create type private.sign_up_source as (scope text, source_key bytea, client_key bytea, seconds_per_sign_up jsonb,
+-- the client in the scope, and of its shard for a scope of several), the seconds one sign-up adds
+-- to each of its scope's paces, their state (null for a source never seen), and whether this
+-- sign-up added it (its first). A state always travels with its scope, so no step can read one
+-- scope's state with the other's limits.
+create type private.sign_up_source as (scope text, source_key bytea, seconds_per_sign_up jsonb,
                                        empty_at jsonb, added boolean);
 
 -- The steps ----------------------------------------------------------------------------------
@@ -88,28 +86,38 @@ begin
 end;
 $$;
 
+-- The client in each scope, named under the database's key: the key, then the scope's name and
+-- the client in it (`network:192.0.2.0`), so no two scopes share one. Its SHA-256 is the client's
+-- key in that scope, which picks its cells in the scope's ceilings; the sources' keys of its paces
+-- are hashes of the same (sources_of).
+create function private.clients_of(client text)
+returns table (scope text, named bytea)
+language plpgsql stable set search_path = '' as $$
+begin
+  return query
+    select s.name, c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix), 'UTF8')
+      from private.sign_up_scopes s, private.client_key_secret c;
+end;
+$$;
+
 -- The sources a sign-up from `client` counts in, one per scope (else null), with what each holds
--- now (a plain read: no lock). A client's key is a keyed hash of the scope's name and the client
--- in it (`network:192.0.2.0`), so no two scopes share one; a source's key adds, for a scope of
--- several shards, the shard this sign-up's paces count in, at random (`network:192.0.2.0#3`).
--- A sign-up in a shard counts `shards` times in that shard's paces, each of which holds its
--- share of the pace.
+-- now (a plain read: no lock). A source's key is the client's key in its scope (clients_of), or,
+-- for a scope of several shards, a hash of the client with the shard this sign-up's paces count
+-- in, at random (`network:192.0.2.0#3`). A sign-up in a shard counts `shards` times in that
+-- shard's paces, each of which holds its share of the pace.
 create function private.sources_of(client text, out address private.sign_up_source, out network private.sign_up_source)
 language plpgsql volatile set search_path = '' as $$
 declare
   source private.sign_up_source;
 begin
   for source in
-    select s.name, k.source_key, k.client_key, paces.seconds_per_sign_up,
+    select s.name, k.source_key, paces.seconds_per_sign_up,
            (select stored.empty_at from private.sign_up_sources stored where stored.source_key = k.source_key), null
-      from private.sign_up_scopes s, private.client_key_secret c,
+      from private.clients_of(client) n join private.sign_up_scopes s on s.name = n.scope,
            lateral (select pg_catalog.jsonb_object_agg(l.kind || ' ' || l.name, extract(epoch from l.window_length)::float8 * s.shards / l.max_sign_ups)
                              as seconds_per_sign_up
                       from private.sign_up_limits l where l.per = s.name and l.kind = 'pace') paces,
-           lateral (select c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix), 'UTF8')
-                             as named) n,
-           lateral (select pg_catalog.sha256(n.named) as client_key,
-                           pg_catalog.sha256(n.named || convert_to(case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8'))
+           lateral (select pg_catalog.sha256(n.named || convert_to(case when s.shards > 1 then '#' || floor(pg_catalog.random() * s.shards)::integer else '' end, 'UTF8'))
                              as source_key) k
   loop
     if source.scope = 'address' then address := source; else network := source; end if;
@@ -133,128 +141,224 @@ $$;
 -- A request that fails after the rules have looked at it rolls back everything it wrote: had its
 -- count been written with it, only the requests that succeed would pay, and asking whether an
 -- address is on the list (a duplicate, or a cast in `select` that fails only on a new row) would
--- cost nothing. So attempts are counted in sequences, whose setval outlives the transaction.
+-- cost nothing. So attempts are counted in sequences, whose nextval and setval outlive the
+-- transaction.
 --
--- Each ceiling is a leaky bucket per client, as every limit is (20_sign_up_limits.sql), kept in
--- one of its slots: the client's key picks the slot. A slot's sequence holds, in one bigint, the
--- instant its bucket is empty again, in milliseconds since 2026 (41 bits, until the year 2095),
--- and a fingerprint of the client it counts (the low 22 bits). A client counts in its
--- slot when the slot is empty or already its own; a slot that still holds a stranger's count is
--- neither charged nor read for it. So nobody is refused for a stranger's flood, and a flood
--- rides free only while a stranger's count fills its slot: about one client in
--- `ceiling_slots`, for the seconds that count takes to drain (the README says what an attacker
--- can do with that).
+-- Each ceiling is a leaky bucket per client, as every limit is (20_sign_up_limits.sql), kept in a
+-- count-min sketch: `ceiling_rows` rows of `ceiling_width` cells (the scope's), each cell a
+-- sequence. A client counts in one cell of each row, its column there taken from its key, the
+-- same in every ceiling of its scope. A cell's value is its bucket's "theoretical arrival time",
+-- the instant it is empty again, in milliseconds since 2026; its increment is the cost of one
+-- attempt (the window over max_sign_ups), so nextval charges an attempt at once, atomically, and
+-- waits for no lock. A cell counts everyone in it, so it never undercounts: a client's count is
+-- its least-held cell, and strangers sharing a cell only raise it. Nobody rides free behind a
+-- stranger; the price is that a stranger is refused where every one of its cells is full (the
+-- odds are in 20_sign_up_limits.sql).
 
--- Each ceiling's slots: made when a ceiling is added, and made anew (empty) when the number of
--- slots changes, so that no ceiling is ever without them. A ceiling that is removed keeps its
--- slots, unused, until it is added again.
-create table private.sign_up_ceilings (name text primary key, slots regclass[] not null);
-comment on table private.sign_up_ceilings is 'The sequences each ceiling counts attempts in, one per slot.';
+-- The sketch each ceiling has now: its size and the cost per attempt its cells were made with, so
+-- that a change makes only what it changes. A ceiling that is removed keeps its cells, unused,
+-- until it is added again.
+create table private.sign_up_ceilings (
+  name text primary key,
+  ceiling_rows integer not null,
+  ceiling_width integer not null,
+  cost_ms bigint not null
+);
+comment on table private.sign_up_ceilings is 'The sketch of each ceiling: rows x width cells (sequences), and the milliseconds each attempt costs.';
 
--- Makes the slots (`ceiling per address per hour #17`) of each ceiling that has none, or not as
--- many as private.sign_up_counting says.
-create function private.make_ceiling_slots()
+-- The name of a ceiling's cell: `private."ceiling per address per hour r2 c17"`, row 2, column 17.
+create function private.ceiling_cell(ceiling text, sketch_row integer, sketch_column integer)
+returns text language plpgsql immutable set search_path = '' as $$
+begin
+  return format('private.%I', format('ceiling %s r%s c%s', ceiling, sketch_row, sketch_column));
+end;
+$$;
+
+-- A client's column in each row of a sketch: 4 bytes of its key a row, so that the rows are
+-- independent hashes.
+create function private.ceiling_columns(client_key bytea, sketch_rows integer, width integer)
+returns integer[] language plpgsql immutable set search_path = '' as $$
+begin
+  return array(select (('x' || encode(substring(client_key from 4 * r + 1 for 4), 'hex'))::bit(32)::bigint % width)::integer
+                 from generate_series(0, sketch_rows - 1) r);
+end;
+$$;
+
+-- The ceilings whose cells are not as their scope's sketch and their cost say, with what to
+-- change: `made_…` is what they have (no cells, for a new one), and `changes` how many cells a change makes,
+-- drops or alters. Of a resized sketch, a cell whose name still fits is kept, the surplus dropped
+-- and the missing made; the kept are emptied if the width changed (their columns now hold other
+-- clients), and take the new cost if it changed. A change of rows alone keeps each kept row's
+-- columns, and its counts.
+create function private.ceiling_changes()
+returns table (name text, ceiling_rows integer, ceiling_width integer, cost_ms bigint,
+               made_rows integer, made_width integer, made_cost_ms bigint, changes integer)
+language plpgsql stable set search_path = '' as $$
+begin
+  return query
+    select l.name, s.ceiling_rows, s.ceiling_width, wanted.cost_ms,
+           coalesce(c.ceiling_rows, 0), coalesce(c.ceiling_width, 0), c.cost_ms,
+           s.ceiling_rows * s.ceiling_width + coalesce(c.ceiling_rows * c.ceiling_width, 0) - 2 * kept.cells
+             + case when c.ceiling_width <> s.ceiling_width or c.cost_ms <> wanted.cost_ms then kept.cells else 0 end
+      from private.sign_up_limits l
+      join private.sign_up_scopes s on s.name = l.per
+      left join private.sign_up_ceilings c on c.name = l.name
+     cross join lateral (select round(extract(epoch from l.window_length) * 1000 / l.max_sign_ups)::bigint as cost_ms) wanted
+     cross join lateral (select least(s.ceiling_rows, coalesce(c.ceiling_rows, 0)) * least(s.ceiling_width, coalesce(c.ceiling_width, 0))
+                                  as cells) kept
+     where l.kind = 'ceiling'
+       and (c.ceiling_rows, c.ceiling_width, c.cost_ms) is distinct from (s.ceiling_rows, s.ceiling_width, wanted.cost_ms);
+end;
+$$;
+
+-- Makes the cells of every ceiling as ceiling_changes says, in one transaction. Each cell made,
+-- dropped or altered holds a lock until the transaction ends, in the server's shared lock table,
+-- which PostgreSQL sizes by its connections: on a 20-connection server (measured here, one
+-- transaction on an idle server) 4,000 sequences made, dropped or set pass on PostgreSQL 15 and
+-- 17, 4,500 fail on 15 and 5,000 on 17 ("out of shared memory"). So a change of more than 3,000
+-- cells is refused, leaving room for the requests that run meanwhile: make it in steps, a
+-- migration each (tests/database/ceilings.test.ts makes the largest on such a server).
+create function private.make_ceiling_cells()
 returns void language plpgsql set search_path = '' as $$
 declare
-  wanted integer := (select c.ceiling_slots from private.sign_up_counting c);
+  most_at_once constant integer := 3000;
+  changes integer := (select coalesce(sum(c.changes), 0) from private.ceiling_changes() c);
   ceiling record;
+  statement text;
 begin
-  for ceiling in select c.name, c.slots from private.sign_up_ceilings c where array_length(c.slots, 1) <> wanted loop
-    execute (select string_agg(format('drop sequence %s', slot), '; ') from unnest(ceiling.slots) slot);
-    delete from private.sign_up_ceilings c where c.name = ceiling.name;
-  end loop;
-  for ceiling in
-    select l.name, array(select format('private.%I', format('ceiling %s #%s', l.name, slot)) from generate_series(0, wanted - 1) slot) as slots
-      from private.sign_up_limits l
-     where l.kind = 'ceiling' and not exists (select from private.sign_up_ceilings c where c.name = l.name)
-  loop
-    execute (select string_agg(format('create unlogged sequence %s as bigint minvalue 0; '
-                                      'revoke all on sequence %1$s from public, anon, authenticated, service_role', slot), '; ')
-               from unnest(ceiling.slots) slot);
-    insert into private.sign_up_ceilings (name, slots) values (ceiling.name, ceiling.slots::regclass[]);
+  -- A cell's name holds its ceiling's, within PostgreSQL's 63 bytes a name.
+  if exists (select from private.ceiling_changes() c where octet_length(c.name) > 40) then
+    raise exception 'A ceiling''s name is at most 40 bytes: its cells are named after it';
+  end if;
+  if changes > most_at_once then
+    raise exception 'This change of the ceilings'' sketches makes, drops or alters % cells in one transaction, more than %', changes, most_at_once
+      using hint = 'A 20-connection server cannot lock that many at once: change the sizes in steps of at most 3,000 cells, a migration each.';
+  end if;
+  for ceiling in select * from private.ceiling_changes() loop
+    -- The surplus dropped, the kept altered, the missing made (and no API role granted any).
+    foreach statement in array array[
+      (select 'drop sequence ' || string_agg(private.ceiling_cell(ceiling.name, r, col), ', ')
+               from generate_series(0, ceiling.made_rows - 1) r, generate_series(0, ceiling.made_width - 1) col
+              where r >= ceiling.ceiling_rows or col >= ceiling.ceiling_width),
+      (select string_agg(
+                      case when ceiling.made_width <> ceiling.ceiling_width
+                           then format('alter sequence %s increment by %s restart with 0', private.ceiling_cell(ceiling.name, r, col), ceiling.cost_ms)
+                           else format('alter sequence %s increment by %s', private.ceiling_cell(ceiling.name, r, col), ceiling.cost_ms) end, '; ')
+               from generate_series(0, least(ceiling.made_rows, ceiling.ceiling_rows) - 1) r,
+                    generate_series(0, least(ceiling.made_width, ceiling.ceiling_width) - 1) col
+              where ceiling.made_width <> ceiling.ceiling_width or ceiling.made_cost_ms <> ceiling.cost_ms),
+      (select string_agg(format('create unlogged sequence %s as bigint minvalue 0 increment by %s', cell, ceiling.cost_ms), '; ')
+                    || '; revoke all on sequence ' || string_agg(cell, ', ') || ' from public, anon, authenticated, service_role'
+               from generate_series(0, ceiling.ceiling_rows - 1) r, generate_series(0, ceiling.ceiling_width - 1) col,
+                    lateral (select private.ceiling_cell(ceiling.name, r, col) as cell) named
+              where r >= ceiling.made_rows or col >= ceiling.made_width)]
+    loop
+      if statement is not null then
+        execute statement;
+      end if;
+    end loop;
+    insert into private.sign_up_ceilings as c (name, ceiling_rows, ceiling_width, cost_ms)
+    values (ceiling.name, ceiling.ceiling_rows, ceiling.ceiling_width, ceiling.cost_ms)
+    on conflict on constraint sign_up_ceilings_pkey do update
+      set ceiling_rows = excluded.ceiling_rows, ceiling_width = excluded.ceiling_width, cost_ms = excluded.cost_ms;
   end loop;
   analyze private.sign_up_ceilings;
 end;
 $$;
 
-create function private.ceilings_keep_their_slots()
+create function private.ceilings_keep_their_cells()
 returns trigger language plpgsql set search_path = '' as $$
 begin
-  perform private.make_ceiling_slots();
+  perform private.make_ceiling_cells();
   return null;
 end;
 $$;
 
 create trigger sign_up_ceilings_follow_limits
   after insert or update on private.sign_up_limits
-  for each statement execute function private.ceilings_keep_their_slots();
-create trigger sign_up_ceilings_follow_counting
-  after update on private.sign_up_counting
-  for each statement execute function private.ceilings_keep_their_slots();
-select private.make_ceiling_slots();
+  for each statement execute function private.ceilings_keep_their_cells();
+create trigger sign_up_ceilings_follow_scopes
+  after update on private.sign_up_scopes
+  for each statement execute function private.ceilings_keep_their_cells();
+select private.make_ceiling_cells();
 
--- The slot of each ceiling a client counts in, in the order the locks are taken: the ceiling,
--- its limit, the slot's sequence, the client's fingerprint, and the bucket's sizes in
--- milliseconds.
-create type private.ceiling_slot as (name text, max_sign_ups integer, slot regclass, fingerprint bigint,
-                                     window_ms bigint, ms_per_attempt bigint);
-
--- Charges one attempt, at `at`, to each ceiling of the client's two scopes, or refuses it (429)
--- past one, charging none: the ceiling furthest over is named, with the seconds until one more
--- fits. A bucket is over when it holds more than max_sign_ups (with half a millisecond per attempt
--- it holds, which absorbs each attempt's rounding to the millisecond). Each slot is locked (a session lock, so that it can be released at
--- once) only while it is read and written: the attempts of one client take turns for
--- microseconds, never for a transaction, and whatever fails in between releases the locks.
-create function private.charge_attempt(address private.sign_up_source, network private.sign_up_source, at float8)
+-- Charges one attempt to one ceiling of a client, in its cell of each row (`columns`), then
+-- judges it; refused (429) past the ceiling, naming it, with the seconds until one more fits.
+--   - Charge first: nextval, in every row. Then the clock, so that no wait comes between the
+--     instant and the count it judges (an instant read before waiting for a lock made a request
+--     look older than those charged meanwhile, and refused the first of a keynote's crowd).
+--   - A cell that had drained (empty before this attempt) is lifted to now plus this attempt.
+--     Racy only on an idle cell: attempts charged to it between the first one's nextval and the
+--     last lift are lost, at most as many as run at once (the API's connections), once per idle
+--     spell, as a busy cell is never lifted.
+--   - The client is over the ceiling when even its least-held cell holds more than the bucket:
+--     the window, and half a millisecond per attempt it holds for each attempt's rounding.
+--   - A cell past full gives this attempt back and is capped at full: a flood of refusals keeps
+--     its cells full but no fuller, so a stranger sharing one waits for one attempt to drain, not
+--     for days, and the flood itself gets one more each time one drains, as a bucket does. (The
+--     setval races as the lift does: an attempt charged in between is lost, or a refusal kept.)
+--     Retry-After: the seconds until the least-held cell has room for one more.
+create function private.charge_ceiling(ceiling text, max_sign_ups integer, window_ms bigint, cost_ms bigint,
+                                       columns integer[])
 returns void language plpgsql set search_path = '' as $$
 declare
-  -- A slot's value: the instant in milliseconds since 2026 (its first second here, in seconds
-  -- since 1970), above a fingerprint of this many bits.
-  zero constant float8 := 1767225600;
-  fingerprint_bits constant integer := 22;
-  fingerprint_mask constant bigint := (1::bigint << fingerprint_bits) - 1;
-  slots private.ceiling_slot[];
-  now_ms bigint := round((at - zero) * 1000);
-  held bigint;
-  empty_at bigint[];
-  worst integer;
+  since_2026 constant float8 := 1767225600; -- 2026-01-01, in seconds since 1970
+  full_ms bigint := window_ms + max_sign_ups / 2;
+  cells regclass[];
+  held bigint[];
+  now_ms bigint;
+  count_ms bigint;
 begin
-  slots := array(
-    select row(l.name, l.max_sign_ups,
-               c.slots[1 + ('x' || encode(substring((source).client_key from 1 for 4), 'hex'))::bit(32)::bigint % array_length(c.slots, 1)],
-               ('x' || encode(substring((source).client_key from 5 for 4), 'hex'))::bit(32)::bigint & fingerprint_mask,
-               (extract(epoch from l.window_length) * 1000)::bigint,
-               round(extract(epoch from l.window_length) * 1000 / l.max_sign_ups))::private.ceiling_slot
-      from (values (1, address), (2, network)) as sources (position, source)
-      join private.sign_up_limits l on l.per = (source).scope and l.kind = 'ceiling'
-      join private.sign_up_ceilings c on c.name = l.name
-     order by sources.position, l.window_length, l.name);
-  begin
-    perform pg_catalog.pg_advisory_lock(s.slot::oid::integer, 0) from unnest(slots) s;
-    for i in 1 .. cardinality(slots) loop
-      held := coalesce(pg_catalog.pg_sequence_last_value(slots[i].slot), 0);
-      empty_at[i] := case
-        when held >> fingerprint_bits <= now_ms then now_ms + slots[i].ms_per_attempt                       -- empty
-        when held & fingerprint_mask = slots[i].fingerprint then (held >> fingerprint_bits) + slots[i].ms_per_attempt -- its own
-        end;                                                                                                     -- a stranger's
-      if empty_at[i] - now_ms > slots[i].window_ms + slots[i].max_sign_ups / 2
-         and (worst is null or empty_at[i] - slots[i].window_ms > empty_at[worst] - slots[worst].window_ms) then
-        worst := i;
-      end if;
-    end loop;
-    if worst is null then
-      perform pg_catalog.setval(slots[i].slot, empty_at[i] << fingerprint_bits | slots[i].fingerprint)
-         from generate_subscripts(slots, 1) i where empty_at[i] is not null;
+  -- One statement for the cells and their charge: each statement a sign-up runs costs.
+  select array_agg(c.cell order by c.r), array_agg(pg_catalog.nextval(c.cell) order by c.r) into cells, held
+    from (select private.ceiling_cell(ceiling, r::integer - 1, col)::regclass as cell, r
+            from unnest(columns) with ordinality as u (col, r)) c;
+  now_ms := round((private.sign_up_clock() - since_2026) * 1000);
+  for r in 1 .. cardinality(cells) loop
+    if held[r] - cost_ms < now_ms then
+      held[r] := now_ms + cost_ms;
+      perform pg_catalog.setval(cells[r], held[r]);
     end if;
-  exception when others or query_canceled then
-    perform pg_catalog.pg_advisory_unlock(s.slot::oid::integer, 0) from unnest(slots) s;
-    raise;
-  end;
-  perform pg_catalog.pg_advisory_unlock(s.slot::oid::integer, 0) from unnest(slots) s;
-  if worst is not null then
-    perform private.refuse(slots[worst].max_sign_ups, slots[worst].name,
-                           greatest(1, ceil((empty_at[worst] - now_ms - slots[worst].window_ms) / 1000.0))::integer);
+    count_ms := least(count_ms, held[r] - now_ms);
+    if held[r] - now_ms > full_ms then
+      held[r] := least(held[r] - cost_ms, now_ms + full_ms);
+      perform pg_catalog.setval(cells[r], held[r]);
+    end if;
+  end loop;
+  if count_ms > full_ms then
+    perform private.refuse(max_sign_ups, ceiling,
+                           greatest(1, ceil(((select min(h) from unnest(held) h) + cost_ms - now_ms - full_ms) / 1000.0))::integer);
   end if;
+end;
+$$;
+
+-- Charges the request's attempt to its client's ceilings, once per transaction, before anything
+-- can tell a listed address from a new one: PostgREST's pre-request gate calls it for every
+-- visitor's POST to the list, before its statement runs, and the trigger that admits a sign-up
+-- calls it too, which does nothing where the gate has charged. The address's ceilings first, then
+-- the network's, each the hour's before the day's, up to the first the client is past, which
+-- refuses it: each ceiling counts what the ones before let through, so an address flooding past
+-- its own ceiling fills neither its day's nor its network's (its neighbours keep their room).
+-- Runs with its owner's rights, whoever calls it; no API role may call it.
+create function private.charge_request()
+returns void language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
+declare
+  ceiling record;
+begin
+  if current_setting('early_access.charged', true) = 'yes' then
+    return;
+  end if;
+  for ceiling in
+    select l.name, l.max_sign_ups, (extract(epoch from l.window_length) * 1000)::bigint as window_ms, c.cost_ms,
+           private.ceiling_columns(pg_catalog.sha256(n.named), c.ceiling_rows, c.ceiling_width) as columns
+      from private.clients_of(private.client_address()) n
+      join private.sign_up_limits l on l.per = n.scope and l.kind = 'ceiling'
+      join private.sign_up_ceilings c on c.name = l.name
+     order by n.scope = 'network', l.window_length, l.name
+  loop
+    perform private.charge_ceiling(ceiling.name, ceiling.max_sign_ups, ceiling.window_ms, ceiling.cost_ms, ceiling.columns);
+  end loop;
+  perform set_config('early_access.charged', 'yes', true);
 end;
 $$;
 
@@ -367,10 +471,10 @@ create trigger early_access_0_one_row
   before insert on public.early_access
   for each row execute function private.one_sign_up_per_request();
 
--- Admits a visitor's sign-up: charges the attempt (refused past a ceiling), then, for a new
--- address, counts it in its paces and marks it past one. Fires after early_access_1_check, so a
--- sign-up the checks refuse is never charged. One plan for all (force_generic_plan), not one per
--- client.
+-- Admits a visitor's sign-up: charges the request's attempt, if the gate has not (refused past a
+-- ceiling), then, for a new address, counts it in its paces and marks it past one. Fires after
+-- early_access_1_check: a sign-up the checks refuse is charged by the gate alone. One plan for
+-- all (force_generic_plan), not one per client.
 create function private.admit_sign_up()
 returns trigger language plpgsql security definer
 set search_path = '' set plan_cache_mode = force_generic_plan as $$
@@ -387,11 +491,11 @@ begin
     perform set_config('early_access.admitted_sign_up', new.id::text, true);
     return new;
   end if;
+  perform private.charge_request();
   at := private.sign_up_clock();
   sources := private.sources_of(private.client_address());
   address := sources.address;
   network := sources.network;
-  perform private.charge_attempt(address, network, at);
 
   -- A listed address would fail at the unique constraint. It is held back from the insert and
   -- answered as the constraint would, once its rows are all seen (private.refuse_duplicate). An
@@ -451,12 +555,13 @@ create trigger early_access_4_duplicate
 -- execute every new function by default.
 revoke all on table private.client_key_secret, private.sign_up_sources, private.sign_up_ceilings
   from public, anon, authenticated, service_role;
-revoke all on type private.sign_up_source, private.ceiling_slot from public, anon, authenticated, service_role;
+revoke all on type private.sign_up_source from public, anon, authenticated, service_role;
 revoke all on function private.check_sign_up(), private.admit_sign_up(), private.one_sign_up_per_request(),
-  private.refuse_duplicate(), private.refuse(integer, text, integer), private.make_ceiling_slots(),
-  private.ceilings_keep_their_slots(),
-  private.charge_attempt(private.sign_up_source, private.sign_up_source, float8), private.sign_up_clock(),
-  private.client_address(), private.client_in_scope(text, integer, integer), private.sources_of(text),
+  private.refuse_duplicate(), private.refuse(integer, text, integer), private.ceiling_cell(text, integer, integer),
+  private.ceiling_columns(bytea, integer, integer), private.ceiling_changes(), private.make_ceiling_cells(),
+  private.ceilings_keep_their_cells(), private.charge_ceiling(text, integer, bigint, bigint, integer[]),
+  private.charge_request(), private.sign_up_clock(), private.client_address(),
+  private.client_in_scope(text, integer, integer), private.clients_of(text), private.sources_of(text),
   private.with_sign_up(private.sign_up_source, float8), private.paces_past(private.sign_up_source, float8),
   private.count_in_source(private.sign_up_source, float8), private.forget_empty_sources(bytea, integer, float8)
   from public, anon, authenticated, service_role;

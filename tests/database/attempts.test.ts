@@ -9,9 +9,9 @@
 // to the loopback), in databases whose ceilings are small (the rules read their numbers from the
 // table, so a flood of ten proves what a flood of a thousand does: `npm run bench:flood` sends
 // the full-size floods). A test that counts to an exact refusal has a database of its own: a
-// client that shares a ceiling's slot with a busy stranger rides free, by design
-// (25_sign_up_rules.sql). The buckets over time run through the real trigger at instants the
-// test sets.
+// client that shares every cell of a ceiling's sketch with a busy stranger is refused with it, by
+// design (25_sign_up_rules.sql). The buckets over time run through the real trigger at instants
+// the test sets.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
@@ -20,6 +20,7 @@ import {
   canSendFrom,
   openClockedDatabase,
   openTestDatabase,
+  requestOverSql,
   restFrom,
   signUpCall,
   signUpOverSql,
@@ -32,32 +33,23 @@ import {
   type TestDatabase,
   type TestSupabase,
 } from "../support/database.ts";
-import { SMALL_LIMITS } from "./small-limits.ts";
-
-/**
- * The limits' tests' small limits (an address's at a hundredth of the schema's), and a network's
- * ceilings small too, so that a network's attempts meet theirs within a few dozen requests.
- */
-const SMALL = `${SMALL_LIMITS}
-  update private.sign_up_limits set max_sign_ups = max_sign_ups / 100 where kind = 'ceiling' and per = 'network';`;
-
-type Ceiling = { max: number; seconds: number };
-/** The ceilings of a database, by name, as its table holds them. */
-async function ceilingsOf(owner: Database): Promise<Record<string, Ceiling>> {
-  const { rows } = await owner.query<{ name: string; max: number; seconds: number }>(
-    `select name, max_sign_ups as max, extract(epoch from window_length)::float8 as seconds
-       from private.sign_up_limits where kind = 'ceiling'`,
-  );
-  return Object.fromEntries(rows.map(({ name, ...ceiling }) => [name, ceiling]));
-}
+import {
+  limitIn,
+  limitsOf,
+  SMALL_NETWORK_CEILINGS as SMALL,
+  TINY_LIMITS,
+  type Limits,
+} from "./small-limits.ts";
 
 let backend: TestSupabase;
 let owner: Database;
-let ceilings: Record<string, Ceiling>;
+let limits: Limits;
+/** A ceiling of the tests' limits (SMALL_NETWORK_CEILINGS), by name. */
+const ceiling = (name: string) => limitIn(limits, "ceiling", name);
 beforeAll(async () => {
   backend = await startTestSupabase({ seed: SMALL, poolSize: 20 });
   owner = backend.owner;
-  ceilings = await ceilingsOf(owner);
+  limits = await limitsOf(owner);
 });
 afterAll(() => backend.close());
 
@@ -116,7 +108,7 @@ describe("from one address", () => {
       if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
       await using alone = await backendOfItsOwn();
       const { owner } = alone;
-      const { max } = ceilings["per address per hour"]!;
+      const { max } = ceiling("per address per hour");
       const listed = await listedAddress(owner);
       const deadBefore = await deadRows(owner);
       const statuses: number[] = [];
@@ -142,38 +134,26 @@ describe("from one address", () => {
     const headers = { "cf-connecting-ip": "198.51.100.60" };
     const email = await signUpOverSql(owner, headers);
     await expect(signUpOverSql(owner, headers, email)).rejects.toThrow(/early_access_email_key/);
-    for (let index = 0; index < 3; index++) await signUpOverSql(owner, headers);
+    const answers = [];
+    for (let index = 0; index < 3; index++)
+      answers.push(await requestOverSql(owner, headers, [{ email: uniqueEmail() }]));
+    expect(answers).toEqual(["stored", "stored", "stored"]);
   });
 
   it("an upsert without on_conflict fails on the email's constraint, charged first", async () => {
     // Hosted PostgREST takes the primary key as the conflict without `on_conflict`: its statement,
     // with the Prefer header it came with.
-    const { max } = ceilings["per address per hour"]!;
+    const { max } = ceiling("per address per hour");
     const listed = await listedAddress();
     const answers: string[] = [];
     for (let sent = 0; sent <= max; sent++) {
       answers.push(
-        await owner
-          .transaction(async (tx) => {
-            await tx.query(
-              "select set_config('role', 'anon', true), set_config('request.headers', $1, true)",
-              [
-                JSON.stringify({
-                  "cf-connecting-ip": "198.51.100.70",
-                  prefer: "resolution=ignore-duplicates",
-                }),
-              ],
-            );
-            await tx.query(
-              `insert into public.early_access (email) select body.email from json_to_record($1::json) as body (email text)
-               on conflict ("id") do nothing`,
-              [JSON.stringify({ email: listed })],
-            );
-          })
-          .then(
-            () => "stored",
-            (error: { code: string }) => error.code,
-          ),
+        await requestOverSql(
+          owner,
+          { "cf-connecting-ip": "198.51.100.70", prefer: "resolution=ignore-duplicates" },
+          [{ email: listed }],
+          'on conflict ("id") do nothing',
+        ),
       );
     }
     expect(answers).toEqual([...Array<string>(max).fill("23505"), "PGRST"]);
@@ -185,7 +165,7 @@ describe("from many addresses of one network", () => {
     skip,
   }) => {
     if (!(await canSendFrom("127.0.30.1"))) skip("this machine cannot send from 127.0.30.1 (macOS)");
-    const { max } = ceilings["per network per hour"]!;
+    const { max } = ceiling("per network per hour");
     /** 3 × the network's ceiling, one from each of 25 addresses in turn, until one is refused. */
     const firstRefusal = async (call: (listed: string) => RestCall) => {
       await using alone = await backendOfItsOwn();
@@ -195,7 +175,7 @@ describe("from many addresses of one network", () => {
       }
       return null;
     };
-    expect(3 * max).toBeLessThan(25 * ceilings["per address per hour"]!.max);
+    expect(3 * max).toBeLessThan(25 * ceiling("per address per hour").max);
 
     expect(await firstRefusal((listed) => json({ email: listed }))).toBe(max);
     expect(await firstRefusal(() => json({ email: uniqueEmail("new") }))).toBe(max);
@@ -216,8 +196,8 @@ describe("the ceilings over time (a clock the test sets)", () => {
   };
 
   it("hold an hour's ceiling at once, one more each time one drains, and the day's hour after hour", async () => {
-    const hour = ceilings["per address per hour"]!;
-    const day = ceilings["per address per day"]!;
+    const hour = ceiling("per address per hour");
+    const day = ceiling("per address per day");
     const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
     const listed = await listedAddress(clocked.owner);
     const drip = hour.seconds / hour.max;
@@ -256,33 +236,90 @@ describe("the ceilings over time (a clock the test sets)", () => {
     );
   });
 
-  it("a stranger whose slot a flood fills is never refused; a flood rides free only while a stranger's count fills it", async () => {
-    // One slot per ceiling: every client shares it.
-    const shared = await openClockedDatabase(
-      `${SMALL} update private.sign_up_counting set ceiling_slots = 1;`,
+  /** Each address's column in each row of its scope's sketch, as the rules pick them. */
+  const columnsOf = async (db: TestDatabase, clients: string[], scope = "address") => {
+    const { rows } = await db.owner.query<{ client: string; columns: number[] }>(
+      `select client, private.ceiling_columns(sha256(n.named), s.ceiling_rows, s.ceiling_width) as columns
+         from unnest($1::text[]) client, private.clients_of(client) n join private.sign_up_scopes s on s.name = n.scope
+        where n.scope = $2`,
+      [clients, scope],
     );
+    return new Map(rows.map(({ client, columns }) => [client, columns]));
+  };
+  /** `count` attempts of `client` at `instant`, a duplicate of `listed` each: the answers. */
+  const attempts = async (
+    db: TestDatabase,
+    instant: number,
+    client: string,
+    listed: string,
+    count: number,
+  ) => {
+    const answers: string[] = [];
+    for (let index = 0; index < count; index++) answers.push(await signUpAt(db, instant, client, listed));
+    return answers;
+  };
+
+  it("two clients sharing a cell: each is refused past its own ceiling, never before, and neither rides free behind the other", async () => {
+    const { max, seconds } = ceiling("per address per hour");
+    const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
+    // Two addresses of networks of their own whose columns meet in the first row, not in the others.
+    const candidates = Array.from(
+      { length: 2_000 },
+      (_, index) => `10.${20 + (index >> 8)}.${index & 255}.1`,
+    );
+    const columns = await columnsOf(clocked, candidates);
+    let pair: [string, string] | undefined;
+    for (const [index, first] of candidates.entries()) {
+      const mine = columns.get(first)!;
+      const other = candidates.slice(index + 1).find((client) => {
+        const theirs = columns.get(client)!;
+        return theirs[0] === mine[0] && theirs.slice(1).every((column, row) => column !== mine[row + 1]);
+      });
+      if (other) {
+        pair = [first, other];
+        break;
+      }
+    }
+    expect(pair, "two addresses whose cells meet in one row").toBeDefined();
+    const [first, second] = pair!;
+    const listed = await listedAddress(clocked.owner);
+    const refusal = `429 At most ${max} sign-ups per address per hour. (Retry-After ${Math.ceil(seconds / max)})`;
+
+    // The first fills its ceiling, and the cell it shares.
+    expect(await attempts(clocked, launch, first, listed, max + 1)).toEqual([
+      ...Array<string>(max).fill("23505"),
+      refusal,
+    ]);
+    // The second is counted in that full cell too, but its least-held cell is its own: its own
+    // ceiling, no more and no less.
+    expect(await attempts(clocked, launch + 1, second, listed, max + 1)).toEqual([
+      ...Array<string>(max).fill("23505"),
+      expect.stringMatching(/^429 At most \d+ sign-ups per address per hour\./),
+    ]);
+    // And the first still meets its own, whatever the second did.
+    expect(await attempts(clocked, launch + 2, first, listed, 2)).toEqual([
+      expect.stringMatching(/^429 /),
+      expect.stringMatching(/^429 /),
+    ]);
+  });
+
+  it("a client sharing every cell with a flood is refused with it (the price of the sketch); the flood never rides free", async () => {
+    // A sketch of one cell: every address shares it.
+    const shared = await openClockedDatabase(`${SMALL}
+      update private.sign_up_scopes set ceiling_rows = 1, ceiling_width = 1 where name = 'address';`);
     try {
-      const { max, seconds } = ceilings["per address per hour"]!;
+      const { max, seconds } = ceiling("per address per hour");
       const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
       const listed = await listedAddress(shared.owner);
-      const flood = async (instant: number, count: number) => {
-        const answers: string[] = [];
-        for (let index = 0; index < count; index++)
-          answers.push(await signUpAt(shared, instant, "10.2.0.1", listed));
-        return answers;
-      };
 
-      expect((await flood(launch, max + 1)).at(-1)).toMatch(/^429 /);
-      expect(await signUpAt(shared, launch + 1, "10.3.0.1", uniqueEmail("stranger"))).toBe("stored");
-      expect(await flood(launch + 2, 1)).toEqual([expect.stringMatching(/^429 /)]);
-
-      // Once the flood's count has drained, a stranger takes the slot: the flood is neither
-      // charged nor refused until the stranger's one attempt drains in its turn.
-      const drained = launch + 3 * seconds;
+      expect((await attempts(shared, launch, "10.2.0.1", listed, max + 1)).at(-1)).toMatch(/^429 /);
+      expect(await signUpAt(shared, launch + 1, "10.3.0.1", uniqueEmail("stranger"))).toMatch(/^429 /);
+      // Once one attempt has drained, one more fits, whoever sends it; then the flood is refused.
+      const drained = launch + seconds / max + 1;
       expect(await signUpAt(shared, drained, "10.3.0.1", uniqueEmail("stranger"))).toBe("stored");
-      expect(await flood(drained + 1, 2 * max)).toEqual(Array(2 * max).fill("23505"));
-      const free = drained + seconds / max + 1;
-      expect((await flood(free, max + 1)).at(-1)).toMatch(/^429 /);
+      expect(await attempts(shared, drained + 1, "10.2.0.1", listed, 2 * max)).toEqual(
+        Array(2 * max).fill(expect.stringMatching(/^429 /)),
+      );
     } finally {
       await shared.database.close();
     }
@@ -296,23 +333,9 @@ describe("request shapes at once", () => {
     try {
       const listed = await listedAddress(burstOwner);
       const strangersListed = await Promise.all(Array.from({ length: 5 }, () => listedAddress(burstOwner)));
-      /** A request as PostgREST sends it, from `client`: the edge's headers, anon, its statement. */
-      const send = (client: string, statement: string, rows: unknown, prefer = "") =>
-        database
-          .transaction(async (tx) => {
-            await tx.query(
-              "select set_config('role', 'anon', true), set_config('request.headers', $1, true)",
-              [JSON.stringify({ "cf-connecting-ip": client, prefer })],
-            );
-            await tx.query(
-              `insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text) ${statement}`,
-              [JSON.stringify(rows)],
-            );
-          })
-          .then(
-            () => "stored",
-            (error: { code: string }) => error.code,
-          );
+      /** A request as PostgREST sends it, from `client`. */
+      const send = (client: string, onConflict: string, rows: Array<{ email: string }>, prefer = "") =>
+        requestOverSql(database, { "cf-connecting-ip": client, prefer }, rows, onConflict);
       const shapes = (client: string, mine: string) => [
         () =>
           send(client, `on conflict ("email") do nothing`, [{ email: mine }], "resolution=ignore-duplicates"),
@@ -342,14 +365,14 @@ describe("request shapes at once", () => {
 describe("no answer names anything but the list", () => {
   /** Names of what lives behind the list: its schema, its other tables, functions, sequences, constraints. */
   const INTERNAL =
-    /private|early_access_marks|sign_up_|ceiling per|charge_attempt|client_key|admit|check_sign_up|record_mark|_fkey|_pkey/;
+    /private|early_access_marks|sign_up_|ceiling per|charge_|client_key|admit|check_sign_up|record_mark|_fkey|_pkey/;
 
   it("whatever the rules refuse, and however the request is formed", async ({ skip }) => {
     const [from, other] = ["127.0.5.1", "127.0.6.1"];
     if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
     // Paces of one and ceilings of two, so that each kind of mark and refusal comes within a few requests.
     const small = await startTestSupabase({
-      seed: "update private.sign_up_limits set max_sign_ups = case kind when 'pace' then 1 else 2 end",
+      seed: TINY_LIMITS,
     });
     try {
       const listed = uniqueEmail("listed");

@@ -7,7 +7,14 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
-import { openTestDatabase, testServerUrl, uniqueEmail, type TestDatabase } from "../support/database.ts";
+import {
+  openTestDatabase,
+  requestOverSqlIn,
+  testServerUrl,
+  uniqueEmail,
+  type TestDatabase,
+} from "../support/database.ts";
+import { EVERY_STEP } from "./small-limits.ts";
 
 let test: TestDatabase;
 let session: pg.Client;
@@ -15,13 +22,8 @@ let session: pg.Client;
 const plans: Array<{ statement: string; cost: number }> = [];
 
 beforeAll(async () => {
-  // The schema's limits, with a pace of one, so that sign-ups are marked, and a source forgotten
-  // by every sign-up that adds one: every statement of the rules runs.
-  test = await openTestDatabase({
-    seed: `update private.sign_up_limits set max_sign_ups = 1 where kind = 'pace';
-           update private.sign_up_limits set max_sign_ups = 5 where name = 'per address per hour';
-           update private.sign_up_counting set forget_one_in = 1;`,
-  });
+  // Every statement of the rules runs within a few sign-ups.
+  test = await openTestDatabase({ seed: EVERY_STEP });
   const { rows } = await test.owner.query<{ name: string }>("select current_database() as name");
   // auto_explain is loaded by the server's superuser, for this session only.
   session = new pg.Client({ connectionString: testServerUrl(SUPERUSER, rows[0]!.name) });
@@ -48,17 +50,11 @@ afterAll(async () => {
   await test?.database.close();
 });
 
-/** A visitor's request as PostgREST runs it: as anon, with the edge's headers; its error's code, if any. */
-async function request(client: string, statement: string, rows: unknown[], prefer = "") {
+/** A visitor's request as PostgREST runs it (requestOverSqlIn), on the session; its error's code, if any. */
+async function request(client: string, onConflict: string, rows: Array<{ email: string }>, prefer = "") {
   await session.query("begin");
   try {
-    await session.query("select set_config('role', 'anon', true), set_config('request.headers', $1, true)", [
-      JSON.stringify({ "cf-connecting-ip": client, prefer }),
-    ]);
-    await session.query(
-      `insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text) ${statement}`,
-      [JSON.stringify(rows)],
-    );
+    await requestOverSqlIn(session, { "cf-connecting-ip": client, prefer }, rows, onConflict);
     await session.query("commit");
     return "stored";
   } catch (error) {
@@ -93,6 +89,7 @@ it("no statement of a sign-up is estimated at PostgreSQL's threshold for compili
   const statements = plans.map(({ statement }) => statement).join("\n");
   for (const step of [
     "sign_up_ceilings",
+    "nextval",
     "sign_up_sources",
     "paces_past",
     "for update of source skip locked",

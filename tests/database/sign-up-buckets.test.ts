@@ -7,25 +7,16 @@
 // sign-up-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openClockedDatabase, signUpOverSqlAt, uniqueEmail, type TestDatabase } from "../support/database.ts";
-import { limitIn, limitsOf, SMALL_LIMITS, type Limits } from "./small-limits.ts";
+import { limitIn, limitsOf, SMALL_NETWORK_LIMITS, type Limits } from "./small-limits.ts";
 
 // There, a network counts in one shard, so that its counts are exact (the shards are tested with
 // real requests in sign-up-limits.test.ts), and each test signs up from a network of its own.
 let clocked: TestDatabase;
-/**
- * The clocked database's limits: the small ones, and a network's small too (a pace of 10, below
- * the address's hourly ceiling; ceilings above twice the address's).
- */
+/** The clocked database's limits: the small ones, a network's small too (SMALL_NETWORK_LIMITS). */
 let clockedLimits: Limits;
 const clockedLimit = (kind: "pace" | "ceiling", name: string) => limitIn(clockedLimits, kind, name);
 beforeAll(async () => {
-  clocked = await openClockedDatabase(`
-    ${SMALL_LIMITS}
-    update private.sign_up_limits set max_sign_ups = case kind || ' ' || name
-      when 'pace per network per hour' then 10
-      when 'ceiling per network per hour' then 48
-      when 'ceiling per network per day' then 144
-      else max_sign_ups end;
+  clocked = await openClockedDatabase(`${SMALL_NETWORK_LIMITS}
     update private.sign_up_scopes set shards = 1 where name = 'network';`);
   clockedLimits = await limitsOf(clocked.owner);
 });

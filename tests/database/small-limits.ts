@@ -18,12 +18,54 @@ export const SMALL_LIMITS = `
     else max_sign_ups end;`;
 
 /**
- * Forgets every count, as after a quiet day: the paces' table and each ceiling's slots (run as
- * the owner between the tests of one database).
+ * The small limits, and a network's ceilings at a hundredth of the schema's too (20 an hour, 100
+ * a day), so that a network's attempts meet its ceiling within a few dozen requests.
+ */
+export const SMALL_NETWORK_CEILINGS = `${SMALL_LIMITS}
+  update private.sign_up_limits set max_sign_ups = max_sign_ups / 100 where kind = 'ceiling' and per = 'network';`;
+
+/**
+ * The small limits, and a network's small too, for the buckets over time: a pace of 10 (below
+ * the address's hourly ceiling), ceilings above twice the address's.
+ */
+export const SMALL_NETWORK_LIMITS = `${SMALL_LIMITS}
+  update private.sign_up_limits set max_sign_ups = case kind || ' ' || name
+    when 'pace per network per hour' then 10
+    when 'ceiling per network per hour' then 48
+    when 'ceiling per network per day' then 144
+    else max_sign_ups end;`;
+
+/**
+ * The schema's limits, with an address's ceilings of 50 an hour and 200 a day, so that a flood
+ * from many addresses meets them within a few thousand requests, and a tenth of a ceiling is
+ * still several attempts.
+ */
+export const FLOOD_LIMITS = `
+  update private.sign_up_limits set max_sign_ups = case name when 'per address per hour' then 50 else 200 end
+   where kind = 'ceiling' and per = 'address';`;
+
+/** Paces of one and ceilings of two: each kind of mark and refusal within a few requests. */
+export const TINY_LIMITS =
+  "update private.sign_up_limits set max_sign_ups = case kind when 'pace' then 1 else 2 end;";
+
+/**
+ * The schema's limits with a pace of one, so that sign-ups are marked, an address's hourly
+ * ceiling of 5, and a source forgotten by every sign-up that adds one: every statement of the
+ * rules runs within a few sign-ups.
+ */
+export const EVERY_STEP = `
+  update private.sign_up_limits set max_sign_ups = 1 where kind = 'pace';
+  update private.sign_up_limits set max_sign_ups = 5 where kind = 'ceiling' and name = 'per address per hour';
+  update private.sign_up_counting set forget_one_in = 1;`;
+
+/**
+ * Forgets every count, as after a quiet day: the paces' table and every cell of the ceilings'
+ * sketches, the sequences of `private` (run as the owner between the tests of one database).
  */
 export const FORGET_COUNTS = `
   truncate private.sign_up_sources;
-  select pg_catalog.setval(slot, 0, false) from private.sign_up_ceilings, unnest(slots) slot;`;
+  select pg_catalog.setval(c.oid::regclass, 0)
+    from pg_catalog.pg_class c where c.relnamespace = 'private'::regnamespace and c.relkind = 'S';`;
 
 /** A limit of a limits' table: at most `max` sign-ups per `seconds`. */
 export interface Limit {

@@ -121,7 +121,7 @@ export async function storedCount(owner: Database, emails: string[]): Promise<nu
 //   127.0.0.1 or another loopback address;
 // - signUpOverSql: as SQL, the way PostgREST runs it behind Supabase's edge, in a transaction of
 //   its own; signUpOverSqlIn, in the caller's transaction; signUpOverSqlAt, at an instant of a
-//   clocked database's clock, with its answer.
+//   clocked database's clock, with its answer; requestOverSql(In), any body and conflict clause.
 
 /** A visitor's sign-up as the site sends it (one row, read back), as a raw REST call. */
 export function signUpCall(
@@ -160,21 +160,58 @@ export async function signUpOverHttp(
   });
 }
 
+/** Where a request as SQL runs: a transaction, or a plain client's session (pg.Client). */
+export interface SqlSession {
+  query(text: string, params?: unknown[]): Promise<unknown>;
+}
+
 /**
- * A visitor's sign-up as SQL, as PostgREST runs it behind Supabase's edge, in `tx`: as anon, with
- * the edge's headers (for client addresses no socket here can have). Returns the email.
+ * A visitor's POST to the list as SQL, as PostgREST runs it behind Supabase's edge, in `tx`: as
+ * anon, with the edge's headers (for client addresses no socket here can have, and `prefer`), its
+ * insert of the body's rows (`json_to_recordset`), then `onConflict`, the clause PostgREST adds
+ * for `?on_conflict=` (`on conflict ("email") do nothing`).
  */
-export async function signUpOverSqlIn(
-  tx: Queryable,
+export async function requestOverSqlIn(
+  tx: SqlSession,
   headers: Record<string, string>,
-  email = uniqueEmail(),
-): Promise<string> {
+  rows: Array<{ email: string | null }>,
+  onConflict = "",
+): Promise<void> {
   await tx.query("select set_config('request.headers', $1, true), set_config('role', 'anon', true)", [
     JSON.stringify(headers),
   ]);
-  await tx.query("insert into public.early_access (email) values ($1)", [email]);
+  await tx.query(
+    `insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text) ${onConflict}`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** A visitor's sign-up as SQL (requestOverSqlIn, one row) in `tx`. Returns the email. */
+export async function signUpOverSqlIn(
+  tx: SqlSession,
+  headers: Record<string, string>,
+  email = uniqueEmail(),
+): Promise<string> {
+  await requestOverSqlIn(tx, headers, [{ email }]);
   return email;
 }
+
+/**
+ * A request as SQL (requestOverSqlIn) in a transaction of its own: `stored`, or the SQLSTATE it
+ * failed with (`PGRST` for the rules' 429 and 400).
+ */
+export const requestOverSql = (
+  db: Database,
+  headers: Record<string, string>,
+  rows: Array<{ email: string | null }>,
+  onConflict = "",
+) =>
+  db
+    .transaction((tx) => requestOverSqlIn(tx, headers, rows, onConflict))
+    .then(
+      () => "stored",
+      (error: { code: string }) => error.code,
+    );
 
 /** The same, in a transaction of its own. */
 export const signUpOverSql = (db: Database, headers: Record<string, string>, email = uniqueEmail()) =>
