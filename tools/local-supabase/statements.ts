@@ -1,6 +1,7 @@
 // PostgREST's SQL for the three statements this repository's requests need (QueryBuilder.hs,
 // Statements.hs): identifiers quoted, values as parameters, rows turned into JSON by Postgres
 // itself (timestamps read as from PostgREST); one row back: the count, the rows' number, their JSON.
+// And the call of the pre-request function that comes before each.
 
 export const EXPOSED_SCHEMA = "public";
 
@@ -8,11 +9,13 @@ export const EXPOSED_SCHEMA = "public";
 export type Column = { name: string; type: string };
 
 /**
- * A filter of the query string: `eq`, `gte` and `in` compare with values, `is` only with null;
- * `negated` for PostgREST's `not.` before the operator.
+ * A filter of the query string: `eq`, `gte`, `match` (`~`), `imatch` (`~*`) and `in` compare with
+ * values, `is` only with null; `negated` for PostgREST's `not.` before the operator.
  */
 export type Filter = { column: string; negated?: boolean } & (
-  { operator: "=" | ">="; value: string } | { operator: "in"; values: string[] } | { operator: "is null" }
+  | { operator: "=" | ">=" | "~" | "~*"; value: string }
+  | { operator: "in"; values: string[] }
+  | { operator: "is null" }
 );
 
 export type OrderTerm = {
@@ -42,6 +45,14 @@ const columnsOf = (relation: string, selection: SelectItem[], { casts = true } =
 
 /** The rows as the answer's body (PostgREST's handlerF), or none. */
 const body = (rows: boolean) => (rows ? "coalesce(json_agg(_postgrest_t), '[]')::text" : "''");
+
+/**
+ * The call of the pre-request function PostgREST's configuration names (`schema.function`, or a
+ * function on the search path), as PostgREST quotes it.
+ */
+export function preRequestStatement(name: string): string {
+  return `select ${name.split(".").map(quote).join(".")}()`;
+}
 
 export interface Read {
   table: string;
