@@ -89,7 +89,12 @@ describe("a visitor's read-back", () => {
     // Planners prefer scanning a small table; forbidding that shows whether the policy allows
     // anything else. A policy the index cannot serve leaves a scan of every row.
     const plan = await postgrest.asRequest(
-      { role: "anon", method: "POST", path: "/early_access", headers: { "cf-connecting-ip": "198.18.255.1" } },
+      {
+        role: "anon",
+        method: "POST",
+        path: "/early_access",
+        headers: { "cf-connecting-ip": "198.18.255.1" },
+      },
       async (tx) => {
         await tx.query("set local enable_seqscan = off");
         const { rows } = await tx.query<Record<string, unknown>>("explain select * from public.early_access");
