@@ -54,8 +54,12 @@ describe(`the gate, on PostgreSQL ${major}`, () => {
   });
 
   it.each(
-    ["anon", "authenticated"].flatMap((role) => [
-      ...["GET", "HEAD", "PATCH", "PUT", "DELETE"].map((method) => [role, method, "/early_access"]),
+    ["anon", "authenticated"].flatMap((role): Array<[string, string, string]> => [
+      ...["GET", "HEAD", "PATCH", "PUT", "DELETE"].map((method): [string, string, string] => [
+        role,
+        method,
+        "/early_access",
+      ]),
       // Other relations of the exposed schema (the owner's), functions, the schema's root.
       [role, "POST", "/early_access_marks"],
       [role, "GET", "/early_access_with_marks"],
@@ -65,7 +69,7 @@ describe(`the gate, on PostgreSQL ${major}`, () => {
       [role, "POST", "/early%5Faccess"],
     ]),
   )("refuses %s's %s %s with 42501 (PostgREST: 401 for anon, 403 signed in)", async (role, method, path) => {
-    expect(await gate(role!, method!, path!)).toBe(`42501 ${GATE_REFUSAL}`);
+    expect(await gate(role, method, path)).toBe(`42501 ${GATE_REFUSAL}`);
   });
 
   it.each([

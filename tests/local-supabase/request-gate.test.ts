@@ -228,6 +228,15 @@ describe("requests that fail before the sign-up rules", () => {
       { ...signUpCall(), path: "early_access?columns=email", body: "{" },
       400,
     ],
+    [
+      "an upsert that merges duplicates, which the key may not update",
+      {
+        ...signUpCall(),
+        path: "early_access?on_conflict=email",
+        headers: { prefer: "resolution=merge-duplicates" },
+      },
+      401,
+    ],
   ])(
     "%s, one after another from one address, meet 429 by the hourly ceiling and a tenth",
     async (_, call, failure) => {

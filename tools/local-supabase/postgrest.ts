@@ -93,10 +93,15 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
       if (type !== "application/json") throw notImplemented(`A ${headers["content-type"]} body is`);
       const payload = readPayload(request.body, table, columns, columnsParam);
       // `?on_conflict=…` with `Prefer: resolution=ignore-duplicates`: rows whose columns match
-      // a stored row's are skipped (PostgREST takes the primary key without on_conflict).
-      if (prefer.ignoreDuplicates && !onConflict)
-        throw notImplemented("resolution=ignore-duplicates without on_conflict is");
-      statement = insertStatement(table, payload, returned, prefer.ignoreDuplicates ? onConflict : null);
+      // a stored row's are skipped; with `merge-duplicates`, they update it (PostgREST takes the
+      // primary key without on_conflict).
+      if (prefer.resolution && !onConflict)
+        throw notImplemented(`resolution=${prefer.resolution} without on_conflict is`);
+      const conflict = prefer.resolution && {
+        on: onConflict!,
+        merge: prefer.resolution === "merge-duplicates",
+      };
+      statement = insertStatement(table, payload, returned, conflict);
     } else if (method === "DELETE") {
       // Supabase's pg-safeupdate refuses a DELETE without a WHERE clause, whoever asks.
       if (filters.length === 0) throw postgrestError(400, "21000", "DELETE requires a WHERE clause");
@@ -322,16 +327,20 @@ function orderTerm(term: string): OrderTerm {
   };
 }
 
-/** `Prefer: return=…, count=exact, resolution=ignore-duplicates`: comma-separated, the first `return=` winning. */
+/** `Prefer: return=…, count=exact, resolution=…-duplicates`: comma-separated, the first of each winning. */
 function parsePrefer(header = "") {
   const items = header.split(",").map((item) => item.trim());
-  const other = items.find((item) => /^(resolution=(?!ignore-duplicates$)|count=(?!exact$))/.test(item));
+  const other = items.find((item) =>
+    /^(resolution=(?!(ignore|merge)-duplicates$)|count=(?!exact$))/.test(item),
+  );
   if (other) throw notImplemented(`Prefer: ${other} is`);
   const returned = items.find((item) => item === "return=representation" || item === "return=minimal");
+  const resolution = items.find((item) => item.startsWith("resolution="));
   return {
     return: (returned?.slice("return=".length) ?? null) as "representation" | "minimal" | null,
     count: items.includes("count=exact"),
-    ignoreDuplicates: items.includes("resolution=ignore-duplicates"),
+    resolution: (resolution?.slice("resolution=".length) ?? null) as
+      "ignore-duplicates" | "merge-duplicates" | null,
   };
 }
 
