@@ -22,6 +22,12 @@ const PERMISSION_DENIED = {
   message: "permission denied for table early_access",
 };
 
+/** The public key's answer to anything but a sign-up (supabase/schemas/27_request_gate.sql). */
+const GATE_REFUSAL = {
+  ...PERMISSION_DENIED,
+  message: "permission denied: this key may only add a sign-up (POST /early_access)",
+};
+
 async function storedRow(email: string) {
   const { data, error } = await clientFor(backend, backend.secretKey)
     .from("early_access")
@@ -36,14 +42,15 @@ describe("the anon key", () => {
 
   it("cannot list the sign-ups", async () => {
     const { data, error, status } = await anon().from("early_access").select("*");
-    expect(error).toBeNull();
-    expect(status).toBe(200);
-    expect(data).toEqual([]);
+    expect(status).toBe(401);
+    expect(error).toEqual(GATE_REFUSAL);
+    expect(data).toBeNull();
   });
 
   it("cannot read a sign-up it knows the address of", async () => {
-    const { data } = await anon().from("early_access").select("*").eq("email", existingEmail);
-    expect(data).toEqual([]);
+    const { data, error } = await anon().from("early_access").select("*").eq("email", existingEmail);
+    expect(error).toEqual(GATE_REFUSAL);
+    expect(data).toBeNull();
   });
 
   it("cannot update a sign-up, by any means (the site never asks to: the database refuses it)", async () => {
@@ -59,7 +66,7 @@ describe("the anon key", () => {
   it("cannot delete a sign-up", async () => {
     const { error, status } = await anon().from("early_access").delete().eq("email", existingEmail);
     expect(status).toBe(401);
-    expect(error).toEqual(PERMISSION_DENIED);
+    expect(error).toEqual(GATE_REFUSAL);
     expect(await storedRow(existingEmail)).not.toBeNull();
   });
 

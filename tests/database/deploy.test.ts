@@ -1,9 +1,10 @@
 // The deploy as an owner runs it, with the Supabase CLI the project pins (`npm run supabase`,
 // tools/supabase-cli.ts): `supabase db push --remote=<url>` from a copy of supabase/ into a fresh
-// database on the run's server, set up as a new hosted project is (Supabase's roles and
-// privileges, no migration yet). Then a visitor's sign-up works through the local Supabase over
-// that database, and the owner's own next migration, made with `supabase migration new`, pushes
-// after ours. On each major.
+// database on a server of its own, set up as a new hosted project is (Supabase's roles and
+// privileges, no migration yet): roles and their settings belong to the whole server, and the
+// run's server has the template's already. Then PostgREST's pre-request function is set, a
+// visitor's sign-up works through the local Supabase over that database, and the owner's own next
+// migration, made with `supabase migration new`, pushes after ours. On each major.
 //
 // The CLI runs without Docker: `--remote=<url>` reaches the database directly (the README's
 // `--remote` reaches the linked project the same way, through Supabase's API first). Its home
@@ -15,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
-import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
+import { SUPERUSER, type PostgresCluster } from "../../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { connectPool } from "../../tools/local-supabase/database/pool.ts";
 import {
@@ -26,15 +27,13 @@ import {
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
 import { runSupabase, SUPABASE_CLI } from "../../tools/supabase-cli.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
-import { DUPLICATE_MESSAGE, rest, signUpOverHttp, testServerUrl, uniqueEmail } from "../support/database.ts";
+import { DUPLICATE_MESSAGE, rest, signUpOverHttp, uniqueEmail } from "../support/database.ts";
+import { startPostgresServer } from "../support/postgres-server.ts";
 
 const major = inject("postgresMajor");
 const database = `deploy_${randomUUID().replaceAll("-", "")}`;
 const folder = mkdtempSync(join(tmpdir(), "deploy-"));
 const project = join(folder, "project");
-const { host, port } = inject("postgres");
-// Without sslmode=disable the CLI insists on TLS, which the run's server does not offer.
-const remote = `--remote=postgresql://${OWNER}@${host}:${port}/${database}?sslmode=disable`;
 const pinned = SUPABASE_CLI.split("@")[1]!;
 
 /** The pinned CLI in the copy, as `npm run supabase -- …` runs it there. */
@@ -51,23 +50,29 @@ function supabase(...args: string[]): { status: number | null; output: string } 
   return { status, output: stdout + stderr };
 }
 
+let server: PostgresCluster;
+let remote: string;
 let admin: Database;
 let owner: Database;
 beforeAll(async () => {
+  server = await startPostgresServer(major);
+  const { hostname, port } = new URL(server.url(OWNER, database));
+  // Without sslmode=disable the CLI insists on TLS, which the server does not offer.
+  remote = `--remote=postgresql://${OWNER}@${hostname}:${port}/${database}?sslmode=disable`;
   cpSync(new URL("../../supabase/", import.meta.url), join(project, "supabase"), {
     recursive: true,
     // What the CLI caches for itself (its latest version, say) is not the project's.
     filter: (source) => !source.includes("/.temp"),
   });
-  admin = connectPool({ url: testServerUrl(SUPERUSER, "postgres"), poolSize: 1 });
+  admin = connectPool({ url: server.url(SUPERUSER, "postgres"), poolSize: 1 });
   await admin.exec(`create database ${database}`);
-  await prepareSupabaseProject({ url: testServerUrl }, database);
-  owner = connectPool({ url: testServerUrl(OWNER, database), poolSize: 1 });
-});
+  await prepareSupabaseProject(server, database);
+  owner = connectPool({ url: server.url(OWNER, database), poolSize: 1 });
+}, 120_000);
 afterAll(async () => {
   await owner?.close();
-  await admin?.exec(`drop database if exists ${database} with (force)`);
   await admin?.close();
+  await server?.stop();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -77,6 +82,15 @@ async function pushedVersions(): Promise<string[]> {
     "select version from supabase_migrations.schema_migrations order by version",
   );
   return rows.map(({ version }) => version);
+}
+
+/** PostgREST's settings among authenticator's, for every database of the server. */
+async function preRequestSettings(): Promise<string[]> {
+  const { rows } = await owner.query<{ setting: string }>(
+    `select c as setting from pg_catalog.pg_db_role_setting s, unnest(s.setconfig) c
+      where s.setrole = 'authenticator'::regrole and c like 'pgrst.%'`,
+  );
+  return rows.map(({ setting }) => setting);
 }
 
 const ours = readdirSync(new URL("../../supabase/migrations/", import.meta.url))
@@ -102,22 +116,28 @@ describe(`supabase db push (CLI ${pinned}), on PostgreSQL ${major}`, () => {
     const { status, output } = supabase("db", "push", remote, "--dry-run");
     expect(status, output).toBe(0);
     expect(output, "the pinned CLI's own words for its target").not.toMatch(/deprecated/i);
-    expect(output, "the database named, not the local stack").toContain(`(${host}:${port})`);
+    const { hostname, port } = new URL(server.url(OWNER, database));
+    expect(output, "the database named, not the local stack").toContain(`(${hostname}:${port})`);
     for (const file of ours) expect(output).toContain(file);
     const { rows } = await owner.query("select to_regclass('public.early_access') as early_access");
     expect(rows).toEqual([{ early_access: null }]);
   });
 
   it("applies them, in order, and records them", async () => {
+    expect(await preRequestSettings(), "a new server sets none").toEqual([]);
     const { status, output } = supabase("db", "push", remote, "--yes");
     expect(status, output).toBe(0);
     expect(await pushedVersions()).toEqual(ours.map((file) => file.slice(0, 14)));
   });
 
+  it("sets PostgREST's pre-request function, as `postgres` may on a hosted project", async () => {
+    expect(await preRequestSettings()).toEqual(["pgrst.db_pre_request=request_gate.check_request"]);
+  });
+
   describe("then, through the local Supabase over that database", () => {
     let backend: LocalSupabase;
     beforeAll(async () => {
-      const api = connectPool({ url: testServerUrl(LOGIN_ROLE, database), poolSize: 2 });
+      const api = connectPool({ url: server.url(LOGIN_ROLE, database), poolSize: 2 });
       backend = await startLocalSupabase({ database: api, port: 0, log: () => {} });
     });
     afterAll(() => backend?.close());

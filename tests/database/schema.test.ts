@@ -14,10 +14,10 @@ import { openTestDatabase, testServerUrl } from "../support/database.ts";
 
 const SCHEMAS = new URL("../../supabase/schemas/", import.meta.url);
 
-/** Every object of `public` and `private` as the catalog describes it, one line each, sorted. */
+/** Every object of `public`, `private` and `request_gate` as the catalog describes it, one line each, sorted. */
 const DESCRIBE = `
   with ns as (
-    select oid, nspname, nspowner, nspacl from pg_catalog.pg_namespace where nspname in ('public', 'private')
+    select oid, nspname, nspowner, nspacl from pg_catalog.pg_namespace where nspname in ('public', 'private', 'request_gate')
   )
   select kind || ' ' || name || ': ' || coalesce(detail, '') as line from (
     select 'schema' as kind, n.nspname as name,

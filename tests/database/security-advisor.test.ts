@@ -13,6 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => database.close());
 
+/** PostgREST's pre-request function, which anon and authenticated run on every request. */
+const GATE_FOR_EACH_ROLE = ["anon", "authenticated"].map((role) => ({
+  function: "request_gate.check_request",
+  role,
+}));
+
 /** The project's own schemas: not Postgres' nor the migration history's. */
 const OWN_SCHEMAS = `n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast', 'supabase_migrations')`;
 
@@ -72,14 +78,15 @@ describe("the Security Advisor's lints", () => {
   });
 
   it("0028/0029: no SECURITY DEFINER function anywhere may be executed by anon or authenticated", async () => {
-    // The lints look at the exposed schema only; here no schema of the project's is exempt.
+    // The lints look at the exposed schema only; here no schema of the project's is exempt but
+    // PostgREST's pre-request function, which every request runs (27_request_gate.sql).
     const found = await rows(`
       select n.nspname || '.' || p.proname as function, r.role
         from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
        cross join (values ('anon'), ('authenticated')) r(role)
        where p.prosecdef and ${OWN_SCHEMAS}
          and pg_catalog.has_function_privilege(r.role, p.oid, 'EXECUTE')`);
-    expect(found).toEqual([]);
+    expect(found).toEqual(GATE_FOR_EACH_ROLE);
   });
 
   it("0003 auth_rls_initplan (Performance Advisor): every policy reads a setting once per statement, as (select …)", async () => {
@@ -169,16 +176,17 @@ describe("the API roles are granted only what the site needs", () => {
     ]);
   });
 
-  it("on functions: nothing to execute", async () => {
+  it("on functions: only the gate every request runs", async () => {
     const found = await rows(`
       select r.role, n.nspname || '.' || p.proname as function
         from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
        cross join ${API_ROLES}
-       where ${OWN_SCHEMAS} and pg_catalog.has_function_privilege(r.role, p.oid, 'EXECUTE')`);
-    expect(found).toEqual([]);
+       where ${OWN_SCHEMAS} and pg_catalog.has_function_privilege(r.role, p.oid, 'EXECUTE')
+       order by 1, 2`);
+    expect(found).toEqual(GATE_FOR_EACH_ROLE);
   });
 
-  it("on schemas: the exposed one only; the helpers' schema is out of reach of every API role", async () => {
+  it("on schemas: the exposed one and the gate's; the helpers' schema is out of reach of every API role", async () => {
     const found = await rows(`
       select r.role, n.nspname as schema
         from pg_catalog.pg_namespace n
@@ -187,7 +195,9 @@ describe("the API roles are granted only what the site needs", () => {
          and pg_catalog.has_schema_privilege(r.role, n.oid, 'USAGE')
        order by 1, 2`);
     expect(found).toEqual(
-      ["anon", "authenticated", "service_role"].map((role) => ({ role, schema: EXPOSED_SCHEMA })),
+      ["anon", "authenticated", "service_role"].flatMap((role) =>
+        [EXPOSED_SCHEMA, "request_gate"].map((schema) => ({ role, schema })),
+      ),
     );
   });
 });

@@ -24,7 +24,8 @@ const request = (role: string, overrides: Partial<RequestContext> = {}): Request
   role,
   method: "POST",
   path: "/early_access",
-  headers: { apikey: "key", prefer: "return=representation" },
+  // The client's address, as Supabase's edge passes it on: the gate charges a sign-up to it.
+  headers: { apikey: "key", prefer: "return=representation", "cf-connecting-ip": "192.0.2.1" },
   ...overrides,
 });
 

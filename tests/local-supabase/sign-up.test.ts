@@ -265,3 +265,27 @@ describe("a cast in select", () => {
     },
   );
 });
+
+describe("an upsert that merges duplicates (`Prefer: resolution=merge-duplicates`)", () => {
+  const upsert = (key: string, email: string, phone: string) =>
+    clientFor(backend, key)
+      .from("early_access")
+      .upsert({ email, phone }, { onConflict: "email" })
+      .select("phone");
+
+  it("updates the stored row with the secret key", async () => {
+    const email = uniqueEmail("merged");
+    expect((await upsert(backend.secretKey, email, "1")).data).toEqual([{ phone: "1" }]);
+    const merged = await upsert(backend.secretKey, email, "2");
+    expect([merged.status, merged.data]).toEqual([201, [{ phone: "2" }]]);
+  });
+
+  it("is refused to the publishable key, which may not update", async () => {
+    const answer = await upsert(backend.publishableKey, uniqueEmail("merged"), "1");
+    expect(answer.status).toBe(401);
+    expect(answer.error).toMatchObject({
+      code: "42501",
+      message: "permission denied for table early_access",
+    });
+  });
+});

@@ -7,6 +7,7 @@ import {
   deleteStatement,
   EXPOSED_SCHEMA,
   insertStatement,
+  preRequestStatement,
   readStatement,
   type Column,
   type Filter,
@@ -45,7 +46,7 @@ const SEARCH_PATH = '"public", "extensions"';
 
 /** Reads the schema cache of `database` and answers requests over it. */
 export async function createPostgrest(database: Database): Promise<Postgrest> {
-  const { tables, roleSettings } = await loadSchemaCache(database);
+  const { tables, roleSettings, preRequest } = await loadSchemaCache(database);
 
   const asRequest: Postgrest["asRequest"] = ({ method, path, headers, role }, work) =>
     database.transaction(
@@ -63,6 +64,9 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
         ];
         const calls = settings.map((_, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`);
         await tx.query(`select ${calls.join(", ")}`, settings.flat());
+        // The pre-request function: whatever it raises answers the request, whose statement is
+        // then never planned.
+        if (preRequest) await tx.query(preRequest);
         return work(tx);
       },
       { readOnly: method === "GET" },
@@ -89,16 +93,23 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
       if (type !== "application/json") throw notImplemented(`A ${headers["content-type"]} body is`);
       const payload = readPayload(request.body, table, columns, columnsParam);
       // `?on_conflict=…` with `Prefer: resolution=ignore-duplicates`: rows whose columns match
-      // a stored row's are skipped (PostgREST takes the primary key without on_conflict).
-      if (prefer.ignoreDuplicates && !onConflict)
-        throw notImplemented("resolution=ignore-duplicates without on_conflict is");
-      statement = insertStatement(table, payload, returned, prefer.ignoreDuplicates ? onConflict : null);
+      // a stored row's are skipped; with `merge-duplicates`, they update it (PostgREST takes the
+      // primary key without on_conflict).
+      if (prefer.resolution && !onConflict)
+        throw notImplemented(`resolution=${prefer.resolution} without on_conflict is`);
+      const conflict = prefer.resolution && {
+        on: onConflict!,
+        merge: prefer.resolution === "merge-duplicates",
+      };
+      statement = insertStatement(table, payload, returned, conflict);
     } else if (method === "DELETE") {
       // Supabase's pg-safeupdate refuses a DELETE without a WHERE clause, whoever asks.
       if (filters.length === 0) throw postgrestError(400, "21000", "DELETE requires a WHERE clause");
       statement = deleteStatement(table, filters, returned);
     } else {
-      throw notImplemented(`${method} is`);
+      // PostgREST would plan it and call the pre-request function first: its refusal (the public
+      // key's) is the answer; anyone it lets through gets this one's.
+      return asRequest(request, () => Promise.reject(notImplemented(`${method} is`)));
     }
     type Result = Record<string, string | number | null>;
     const result = await asRequest(request, (tx) => tx.query<Result>(statement.text, statement.params));
@@ -142,7 +153,9 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
 
 /**
  * The schema cache: the exposed tables and views with their columns, and each role's own
- * settings (ALTER ROLE … SET), those for this database after those for all, so that they win.
+ * settings (ALTER ROLE … SET), those for this database after those for all, so that they win;
+ * and PostgREST's in-database configuration, read as it reads it from its login role's settings:
+ * the pre-request function (`pgrst.db_pre_request`), as the statement that calls it, if any.
  */
 async function loadSchemaCache(db: Queryable) {
   const columns = await db.query<{ table: string } & Column>(
@@ -160,9 +173,14 @@ async function loadSchemaCache(db: Queryable) {
       where s.setdatabase in (0, (select oid from pg_catalog.pg_database where datname = current_database()))
       order by s.setdatabase`,
   );
+  const { rows: loginRole } = await db.query<{ role: string }>("select current_user as role");
+  const preRequest = settings.rows.findLast(
+    ({ role, name }) => role === loginRole[0]!.role && name === "pgrst.db_pre_request",
+  );
   return {
     tables: Map.groupBy(columns.rows, ({ table }) => table),
     roleSettings: Map.groupBy(settings.rows, ({ role }) => role),
+    preRequest: preRequest ? preRequestStatement(preRequest.value) : null,
   };
 }
 
@@ -213,11 +231,11 @@ function selectItem(raw: string): SelectItem {
   return { column: columnName(column), cast };
 }
 
-const OPERATORS: Record<string, "=" | ">="> = { eq: "=", gte: ">=" };
+const OPERATORS: Record<string, "=" | ">=" | "~" | "~*"> = { eq: "=", gte: ">=", match: "~", imatch: "~*" };
 
 /**
- * A filter as PostgREST reads it (QueryParams.hs): `eq.x`, `gte.x`, `in.(a,"b,c")`, `is.null`,
- * each optionally after `not.`; null for anything else.
+ * A filter as PostgREST reads it (QueryParams.hs): `eq.x`, `gte.x`, `match.regex`, `imatch.regex`,
+ * `in.(a,"b,c")`, `is.null`, each optionally after `not.`; null for anything else.
  */
 function filterOf(column: string, text: string): Filter | null {
   const negated = text.startsWith("not.");
@@ -256,7 +274,7 @@ function listValues(text: string): string[] | null {
   return values;
 }
 
-/** `select`, `columns`, `order`, `limit`, `offset`, and `eq`, `gte`, `in` and `is.null` filters. */
+/** `select`, `columns`, `order`, `limit`, `offset`, and `eq`, `gte`, `match`, `imatch`, `in` and `is.null` filters. */
 function parseQuery(query: URLSearchParams, method: string) {
   const filters: Filter[] = [];
   for (const [key, value] of query) {
@@ -264,7 +282,7 @@ function parseQuery(query: URLSearchParams, method: string) {
     const filter = filterOf(columnName(key), value);
     if (!filter) {
       throw notImplemented(
-        `The parameter '${key}=${value}' is: only eq, gte, in and is.null filters (and their not.) are`,
+        `The parameter '${key}=${value}' is: only eq, gte, match, imatch, in and is.null filters (and their not.) are`,
       );
     }
     filters.push(filter);
@@ -309,16 +327,20 @@ function orderTerm(term: string): OrderTerm {
   };
 }
 
-/** `Prefer: return=…, count=exact, resolution=ignore-duplicates`: comma-separated, the first `return=` winning. */
+/** `Prefer: return=…, count=exact, resolution=…-duplicates`: comma-separated, the first of each winning. */
 function parsePrefer(header = "") {
   const items = header.split(",").map((item) => item.trim());
-  const other = items.find((item) => /^(resolution=(?!ignore-duplicates$)|count=(?!exact$))/.test(item));
+  const other = items.find((item) =>
+    /^(resolution=(?!(ignore|merge)-duplicates$)|count=(?!exact$))/.test(item),
+  );
   if (other) throw notImplemented(`Prefer: ${other} is`);
   const returned = items.find((item) => item === "return=representation" || item === "return=minimal");
+  const resolution = items.find((item) => item.startsWith("resolution="));
   return {
     return: (returned?.slice("return=".length) ?? null) as "representation" | "minimal" | null,
     count: items.includes("count=exact"),
-    ignoreDuplicates: items.includes("resolution=ignore-duplicates"),
+    resolution: (resolution?.slice("resolution=".length) ?? null) as
+      "ignore-duplicates" | "merge-duplicates" | null,
   };
 }
 
@@ -327,25 +349,33 @@ function parsePrefer(header = "") {
  * or else the body's keys, which every element of an array must share.
  */
 function readPayload(body: Uint8Array, table: string, tableColumns: Column[], columnsParam: string[] | null) {
+  const invalid = postgrestError(400, "PGRST102", "Empty or invalid json");
+  const named = (names: string[]) =>
+    [...new Set(names)].sort().map((name) => {
+      const column = tableColumns.find((candidate) => candidate.name === name);
+      const unknown = `Could not find the '${name}' column of '${table}' in the schema cache`;
+      if (column) return column;
+      throw postgrestError(400, "PGRST204", unknown);
+    });
   let json: string;
-  let value: unknown;
   try {
     // Bytes that are not UTF-8 are refused rather than stored with U+FFFD in their place.
     json = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    throw invalid;
+  }
+  let value: unknown;
+  try {
     value = JSON.parse(json);
   } catch {
-    throw postgrestError(400, "PGRST102", "Empty or invalid json");
+    // With `?columns=`, PostgREST hands the body to PostgreSQL unread, whose cast to json refuses
+    // it (22P02) in the statement, after the pre-request function.
+    if (columnsParam) return { json, isArray: false, columns: named(columnsParam) };
+    throw invalid;
   }
   // PostgREST reads a bare number, string or null as an empty array.
   if (typeof value !== "object" || value === null) return { json: "[]", isArray: true, columns: [] };
-  const names = [...new Set(columnsParam ?? bodyKeys(value))].sort();
-  const columns = names.map((name) => {
-    const column = tableColumns.find((candidate) => candidate.name === name);
-    const unknown = `Could not find the '${name}' column of '${table}' in the schema cache`;
-    if (column) return column;
-    throw postgrestError(400, "PGRST204", unknown);
-  });
-  return { json, isArray: Array.isArray(value), columns };
+  return { json, isArray: Array.isArray(value), columns: named(columnsParam ?? bodyKeys(value)) };
 }
 
 function bodyKeys(value: object): string[] {

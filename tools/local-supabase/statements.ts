@@ -1,6 +1,7 @@
 // PostgREST's SQL for the three statements this repository's requests need (QueryBuilder.hs,
 // Statements.hs): identifiers quoted, values as parameters, rows turned into JSON by Postgres
 // itself (timestamps read as from PostgREST); one row back: the count, the rows' number, their JSON.
+// And the call of the pre-request function that comes before each.
 
 export const EXPOSED_SCHEMA = "public";
 
@@ -8,11 +9,13 @@ export const EXPOSED_SCHEMA = "public";
 export type Column = { name: string; type: string };
 
 /**
- * A filter of the query string: `eq`, `gte` and `in` compare with values, `is` only with null;
- * `negated` for PostgREST's `not.` before the operator.
+ * A filter of the query string: `eq`, `gte`, `match` (`~`), `imatch` (`~*`) and `in` compare with
+ * values, `is` only with null; `negated` for PostgREST's `not.` before the operator.
  */
 export type Filter = { column: string; negated?: boolean } & (
-  { operator: "=" | ">="; value: string } | { operator: "in"; values: string[] } | { operator: "is null" }
+  | { operator: "=" | ">=" | "~" | "~*"; value: string }
+  | { operator: "in"; values: string[] }
+  | { operator: "is null" }
 );
 
 export type OrderTerm = {
@@ -42,6 +45,14 @@ const columnsOf = (relation: string, selection: SelectItem[], { casts = true } =
 
 /** The rows as the answer's body (PostgREST's handlerF), or none. */
 const body = (rows: boolean) => (rows ? "coalesce(json_agg(_postgrest_t), '[]')::text" : "''");
+
+/**
+ * The call of the pre-request function PostgREST's configuration names (`schema.function`, or a
+ * function on the search path), as PostgREST quotes it.
+ */
+export function preRequestStatement(name: string): string {
+  return `select ${name.split(".").map(quote).join(".")}()`;
+}
 
 export interface Read {
   table: string;
@@ -73,16 +84,19 @@ export function readStatement({ table, selection, filters, order, limit, offset,
   };
 }
 
+/** What an insert does with a row that conflicts with a stored one on these columns: skip it, or update that one with it. */
+export type Conflict = { on: string[]; merge: boolean };
+
 /**
  * The body's rows typed by the table's columns (json_to_record[set]), inserted; with no column,
- * each element takes the defaults; with `ignoreConflictsOn`, rows that conflict there are
- * skipped. The body is always parameter $1.
+ * each element takes the defaults; with `conflict`, a row that conflicts is skipped or merged
+ * into the stored one (PostgREST's DO UPDATE of the body's columns). The body is always parameter $1.
  */
 export function insertStatement(
   table: string,
   { json, isArray, columns }: { json: string; isArray: boolean; columns: Column[] },
   selection: Selection,
-  ignoreConflictsOn: string[] | null = null,
+  conflict: Conflict | null = null,
 ): Statement {
   const names = columns.map(({ name }) => quote(name));
   const payload = "(SELECT $1::json AS json_data) pgrst_payload";
@@ -94,14 +108,16 @@ export function insertStatement(
         `(pgrst_payload.json_data) AS _(${columns.map(({ name, type }) => `${quote(name)} ${type}`).join(",")})) pgrst_body`;
   const target = names.length === 0 ? qualified(table) : `${qualified(table)}(${names.join(",")})`;
   const values = names.map((name) => `"pgrst_body".${name}`).join(",");
-  const conflict = ignoreConflictsOn
-    ? ` ON CONFLICT(${ignoreConflictsOn.map(quote).join(",")}) DO NOTHING`
+  const merged = names.map((name) => `${name} = EXCLUDED.${name}`).join(", ");
+  const onConflict = conflict
+    ? ` ON CONFLICT(${conflict.on.map(quote).join(",")}) ` +
+      (conflict.merge && names.length > 0 ? `DO UPDATE SET ${merged}` : "DO NOTHING")
     : "";
   return mutation(
     table,
     selection,
     [json],
-    `INSERT INTO ${target} SELECT ${values} FROM ${source}${conflict}`,
+    `INSERT INTO ${target} SELECT ${values} FROM ${source}${onConflict}`,
   );
 }
 

@@ -3,8 +3,9 @@
 // (supabase/postgres, migrations/db/migrations/10000000000000_demote-postgres.sql), the API
 // roles and `authenticator` exist with their settings and the default privileges hosted
 // projects give, and `postgres` is a member of each API role
-// (20230201083204_grant_auth_roles_to_postgres.sql). Then the migrations run as `postgres`, as
-// `supabase db push` runs them.
+// (20230201083204_grant_auth_roles_to_postgres.sql), and may set PostgREST's pre-request function
+// on authenticator, as supautils lets it (supabase-roles.sql). Then the migrations run as
+// `postgres`, as `supabase db push` runs them.
 import { readFileSync } from "node:fs";
 import { SUPERUSER, type PostgresCluster } from "./cluster.ts";
 import { applyMigrations, type MigrationReport } from "./migrations.ts";

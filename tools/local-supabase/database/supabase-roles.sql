@@ -35,3 +35,16 @@ grant usage on schema public to anon, authenticated, service_role;
 alter default privileges for role postgres in schema public grant all on tables to anon, authenticated, service_role;
 alter default privileges for role postgres in schema public grant all on functions to anon, authenticated, service_role;
 alter default privileges for role postgres in schema public grant all on sequences to anon, authenticated, service_role;
+
+-- Hosted projects let `postgres` choose PostgREST's pre-request function, as Supabase's "Securing
+-- your API" does (`alter role authenticator set pgrst.db_pre_request = …`): supautils runs that
+-- elevated. A plain PostgreSQL needs the parameter granted (15 and later) and, from 16 on, the
+-- admin option on authenticator, which hosted projects on 17 give `postgres`.
+grant set on parameter "pgrst.db_pre_request" to postgres;
+do $$
+begin
+  if current_setting('server_version_num')::integer >= 160000 then
+    grant authenticator to postgres with admin option;
+  end if;
+end
+$$;
