@@ -37,9 +37,10 @@ const ON_POSTGRES_15 = {
     "addresses", // the checks on an address and a phone: the server's regular expressions and Unicode tables
     "concurrency", // the unique check and ON CONFLICT between concurrent transactions: the server's locks
     "deploy", // `supabase db push` with the real CLI, against that major
-    "attempts", // every attempt charged: sequences, setval, session locks, casts after the insert, a burst of shapes
+    "attempts", // every attempt charged: sequences, nextval and setval, casts after the insert, a burst of shapes
     "ceilings", // the sketches' floods and crowds over concurrent connections, and their resize under a 20-connection server's lock table
     "plans", // every statement's estimate below jit_above_cost, from that major's planner
+    "request-gate", // the pre-request gate as PostgREST runs it: role settings, and what 15 plans before a privilege check
     "schema", // the migrations build what the schema files declare, read from that major's catalog
     "security-advisor", // the Advisor's lints and the API roles' privileges, from that major's catalog
     "sign-up-limits", // every function of the rules once (inet, jsonb, hashing, row locks, plans), through the endpoint
@@ -52,6 +53,7 @@ const ON_POSTGRES_15 = {
     "owner-views", // the views the owner's command reads: counted, grouped and matched by the server
     "read-back", // the read-back's policy between concurrent requests, and its plan: an index lookup
     "reading", // order, limit, counts and filters on tables and views, run as SQL
+    "request-gate", // the public key's requests through the gate: refused before a regular expression is compiled
     "sign-up", // the site's call, and the rules' answers to it through the endpoint
     // Not: gateway and http-edges (keys, CORS, routes, body limits, bad input: refused in Node
     // before any SQL); process, data-folder, persistence, server-log (`npm run backend`'s, which
