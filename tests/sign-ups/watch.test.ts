@@ -92,8 +92,8 @@ describe("against the local Supabase", () => {
   afterAll(() => backend?.close());
 
   /**
-   * What a sign-up stored would leave: its row, and any mark. (Whether the probe is charged as an
-   * attempt of the runner's address is the sign-up rules' business: it may be, at one attempt a day.)
+   * What a sign-up stored would leave: its row, and any mark. (The gate charges the probe as one
+   * attempt of the runner's address, as every public POST: one a day.)
    */
   async function stored() {
     const { rows } = await owner.query<{ emails: string[]; marks: number }>(`
