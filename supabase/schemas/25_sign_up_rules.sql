@@ -175,12 +175,18 @@ end;
 $$;
 
 -- A client's column in each row of a sketch: 4 bytes of its key a row, so that the rows are
--- independent hashes.
+-- independent hashes (each a big-endian 32-bit number, modulo the width). Plain PL/pgSQL
+-- arithmetic: a query over generate_series with hex casts cost six times as much a sign-up.
 create function private.ceiling_columns(client_key bytea, sketch_rows integer, width integer)
 returns integer[] language plpgsql immutable set search_path = '' as $$
+declare
+  columns integer[] := '{}';
 begin
-  return array(select (('x' || encode(substring(client_key from 4 * r + 1 for 4), 'hex'))::bit(32)::bigint % width)::integer
-                 from generate_series(0, sketch_rows - 1) r);
+  for r in 0 .. sketch_rows - 1 loop
+    columns := columns || ((pg_catalog.get_byte(client_key, 4 * r)::bigint << 24 | pg_catalog.get_byte(client_key, 4 * r + 1) << 16
+                            | pg_catalog.get_byte(client_key, 4 * r + 2) << 8 | pg_catalog.get_byte(client_key, 4 * r + 3)) % width)::integer;
+  end loop;
+  return columns;
 end;
 $$;
 
@@ -309,10 +315,10 @@ declare
   now_ms bigint;
   count_ms bigint;
 begin
-  -- One statement for the cells and their charge: each statement a sign-up runs costs.
-  select array_agg(c.cell order by c.r), array_agg(pg_catalog.nextval(c.cell) order by c.r) into cells, held
-    from (select private.ceiling_cell(ceiling, r::integer - 1, col)::regclass as cell, r
-            from unnest(columns) with ordinality as u (col, r)) c;
+  for r in 1 .. cardinality(columns) loop
+    cells[r] := private.ceiling_cell(ceiling, r - 1, columns[r])::regclass;
+    held[r] := pg_catalog.nextval(cells[r]);
+  end loop;
   now_ms := round((private.sign_up_clock() - since_2026) * 1000);
   for r in 1 .. cardinality(cells) loop
     if held[r] - cost_ms < now_ms then

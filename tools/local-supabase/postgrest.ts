@@ -155,7 +155,8 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
  * The schema cache: the exposed tables and views with their columns, and each role's own
  * settings (ALTER ROLE … SET), those for this database after those for all, so that they win;
  * and PostgREST's in-database configuration, read as it reads it from its login role's settings:
- * the pre-request function (`pgrst.db_pre_request`), as the statement that calls it, if any.
+ * the pre-request function (`pgrst.db_pre_request`), as the statement that calls it, if any (an
+ * empty name is none, as PostgREST reads it).
  */
 async function loadSchemaCache(db: Queryable) {
   const columns = await db.query<{ table: string } & Column>(
@@ -180,7 +181,7 @@ async function loadSchemaCache(db: Queryable) {
   return {
     tables: Map.groupBy(columns.rows, ({ table }) => table),
     roleSettings: Map.groupBy(settings.rows, ({ role }) => role),
-    preRequest: preRequest ? preRequestStatement(preRequest.value) : null,
+    preRequest: preRequest?.value ? preRequestStatement(preRequest.value) : null,
   };
 }
 
