@@ -85,11 +85,12 @@ it("no statement of a sign-up is estimated at PostgreSQL's threshold for compili
     "select current_setting('jit_above_cost')::float8 as threshold",
   );
   const threshold = rows[0]!.threshold;
-  // Every step of the rules was planned and reported: the charge, the paces, the mark, the forgetting.
+  // Every step of the rules was planned and reported: the charge (its cells' nextval is a plain
+  // PL/pgSQL expression, which no plan holds), the paces, the mark, the forgetting.
   const statements = plans.map(({ statement }) => statement).join("\n");
   for (const step of [
     "sign_up_ceilings",
-    "nextval",
+    "ceiling_columns",
     "sign_up_sources",
     "paces_past",
     "for update of source skip locked",
