@@ -1,4 +1,4 @@
--- Ceilings that nobody rides free behind, counted without locks (issue 48): each ceiling moves
+-- Ceilings that nobody rides free behind, counted without locks: each ceiling moves
 -- from 256 slots, each counting one client under advisory locks, to a count-min sketch of leaky
 -- buckets, rows x width cells (sequences) charged with nextval, whose sizes live in
 -- private.sign_up_scopes. One entry point charges a request once, private.charge_request, which
