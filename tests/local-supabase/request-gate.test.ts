@@ -7,7 +7,8 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Database, Queryable } from "../../tools/local-supabase/database/database.ts";
 import { startLocalSupabase } from "../../tools/local-supabase/index.ts";
-import { checkSignUpPath, signUpsClient } from "../../tools/sign-ups/client.ts";
+import { signUpsClient } from "../../tools/sign-ups/client.ts";
+import { checkSignUpPath } from "../../tools/sign-ups/probe.ts";
 import * as verbs from "../../tools/sign-ups/verbs.ts";
 import { FORGET_COUNTS, limitIn, limitsOf, SMALL_LIMITS } from "../database/small-limits.ts";
 import {
