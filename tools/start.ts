@@ -2,8 +2,9 @@
 // Supabase backend beside it unless the site is configured for a real Supabase project.
 // `--no-build` serves the existing build (`npm run preview`); `--dist <folder>` builds into and
 // serves another folder than dist/ (the tests' own).
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { describeApi, runLocalSupabaseOrExit } from "./run-local-supabase.ts";
 import { astro, exited, onShutdown } from "./processes.ts";
@@ -14,6 +15,12 @@ const { values: options } = parseArgs({
   options: { "no-build": { type: "boolean", default: false }, dist: { type: "string", default: "dist" } },
 });
 const dist = resolve(options.dist);
+
+// Serving no build would answer every path "Not found": say what to run instead.
+if (options["no-build"] && !existsSync(join(dist, "index.html"))) {
+  console.error(`\n  No build in ${dist}: run \`npm run build\` first, or \`npm start\`, which builds.\n`);
+  process.exit(1);
+}
 
 const settings = localSettingsOrExit();
 const { sitePort: SITE_PORT, siteHost: SITE_HOST } = settings;

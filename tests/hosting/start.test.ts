@@ -70,6 +70,7 @@ describe.runIf(process.platform === "linux")("where it listens", () => {
   });
 
   it("serves every interface when HOST says so", async () => {
+    writeFileSync(join(root, "index.html"), "<p>home</p>");
     const { port } = await start({ HOST: "0.0.0.0" }, ["--no-build", "--dist", root]);
     expect(await accepts("127.0.0.2", port)).toBe(true);
   });
@@ -91,5 +92,15 @@ describe("a site port already taken", () => {
     expect(started.output()).not.toContain("EADDRINUSE");
     // Nothing was built.
     expect(existsSync(dist)).toBe(false);
+  });
+});
+
+describe("npm run preview with no build", () => {
+  it("stops at once, naming what to run, rather than serving Not found", async () => {
+    const empty = mkdtempSync(join(root, "no-build-"));
+    const started = await start({}, ["--no-build", "--dist", empty]);
+    expect(await started.exited).toBe(1);
+    expect(started.output()).toContain("No build in");
+    expect(started.output()).toContain("npm run build");
   });
 });
