@@ -1,6 +1,7 @@
 // A message where the owner looks: under GitHub Actions (GITHUB_ACTIONS=true), a workflow command
 // (`::error title=…::…`), which GitHub shows on the run's page and in its email, not only in the log;
-// elsewhere, `error: …` as any command line tool says it. Pure: the text in, the line out.
+// elsewhere, `error: …` as any command line tool says it; and a failure told both ways at once.
+import { appendFileSync } from "node:fs";
 
 export type Kind = "error" | "warning" | "notice";
 
@@ -23,4 +24,13 @@ export function workflowCommand(kind: Kind, message: string, title?: string): st
 /** The line to print: an annotation under Actions, else `error: message`. */
 export function ownerLine(kind: Kind, message: string, title: string, env: NodeJS.ProcessEnv = process.env) {
   return underActions(env) ? workflowCommand(kind, message, title) : `${kind}: ${message}`;
+}
+
+/**
+ * Tells the owner of a failure: its line on stderr, and under Actions the same as a section of the
+ * run's summary (GITHUB_STEP_SUMMARY), which the run's page shows first.
+ */
+export function reportFailure(message: string, title: string, env: NodeJS.ProcessEnv = process.env): void {
+  process.stderr.write(`${ownerLine("error", message, title, env)}\n`);
+  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `## ${title}\n\n${message}\n`);
 }

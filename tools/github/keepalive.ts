@@ -9,7 +9,7 @@
 // Reads what a runner sets: GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF, GITHUB_TOKEN
 // (the job's token, given by the step) and GITHUB_STEP_SUMMARY.
 import { appendFileSync } from "node:fs";
-import { ownerLine } from "./annotations.ts";
+import { ownerLine, reportFailure } from "./annotations.ts";
 
 /** From this many days without a commit, the summary warns: GitHub's rule strikes at 60. */
 export const WARNING_DAYS = 50;
@@ -136,8 +136,7 @@ if (import.meta.main) {
   } catch (error) {
     const { message, title } =
       error instanceof KeepaliveError ? error : { message: String(error), title: "Keepalive failed" };
-    process.stderr.write(`${ownerLine("error", message, title)}\n`);
-    summarize(`\n## ${title}\n\n${message}`);
+    reportFailure(message, title);
     process.exitCode = 1;
   }
 }

@@ -3,10 +3,9 @@
 // Data goes to stdout, messages to stderr; any failure is one line (under GitHub Actions, an
 // annotation with its title, and the run's summary says it too) and a non-zero exit status.
 // This file parses the arguments and connects; each verb is a function of verbs.ts.
-import { appendFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { readEnvironment } from "../../config/environment.ts";
-import { ownerLine, underActions, workflowCommand } from "../github/annotations.ts";
+import { ownerLine, reportFailure, underActions, workflowCommand } from "../github/annotations.ts";
 import { signUpsClient } from "./client.ts";
 import { OwnerCommandError } from "./failures.ts";
 import { checkSignUpPath } from "./probe.ts";
@@ -207,10 +206,7 @@ async function run(
     if ((error as NodeJS.ErrnoException).code === "EPIPE") return; // `export | head`: the reader left
     // Under GitHub Actions, an annotation with its title, which the run's page and GitHub's email
     // show, and the same in the run's summary; elsewhere, `error: …`.
-    const [message, title] = [verbs.oneLine(error), verbs.titleOf(error)];
-    process.stderr.write(`${ownerLine("error", message, title)}\n`);
-    const summary = process.env.GITHUB_STEP_SUMMARY;
-    if (summary) appendFileSync(summary, `## ${title}\n\n${message}\n`);
+    reportFailure(verbs.oneLine(error), verbs.titleOf(error));
     process.exitCode = 1;
   }
 }
