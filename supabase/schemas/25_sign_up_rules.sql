@@ -155,16 +155,25 @@ $$;
 -- stranger; the price is that a stranger is refused where every one of its cells is full (the
 -- odds are in 20_sign_up_limits.sql).
 
--- The sketch each ceiling has now: its size and the cost per attempt its cells were made with, so
--- that a change makes only what it changes. A ceiling that is removed keeps its cells, unused,
--- until it is added again.
+-- The ceilings as the charge reads them, one row each, so that a request reads one small table in
+-- order rather than joining the limits and naming its cells: the sketch its cells were made with
+-- and the cost per attempt (so that a change makes only what it changes); its cells, row after row
+-- (row r, column c at r * width + c + 1); and, while it is a limit, its scope, its bucket and its
+-- place in the charge's order (private.charge_request). A ceiling that is removed keeps its cells,
+-- unused, until it is added again; its place is null. All kept by private.make_ceiling_cells.
 create table private.sign_up_ceilings (
   name text primary key,
   ceiling_rows integer not null,
   ceiling_width integer not null,
-  cost_ms bigint not null
+  cost_ms bigint not null,
+  cells regclass[],
+  per text,
+  max_sign_ups integer,
+  window_ms bigint,
+  charge_order integer
 );
-comment on table private.sign_up_ceilings is 'The sketch of each ceiling: rows x width cells (sequences), and the milliseconds each attempt costs.';
+comment on table private.sign_up_ceilings is
+  'Each ceiling as the charge reads it: its sketch (rows x width cells, sequences, row after row), the milliseconds each attempt costs, its scope and bucket, and its place in the order ceilings are charged (null once removed).';
 
 -- The name of a ceiling's cell: `private."ceiling per address per hour r2 c17"`, row 2, column 17.
 create function private.ceiling_cell(ceiling text, sketch_row integer, sketch_column integer)
@@ -268,6 +277,17 @@ begin
     on conflict on constraint sign_up_ceilings_pkey do update
       set ceiling_rows = excluded.ceiling_rows, ceiling_width = excluded.ceiling_width, cost_ms = excluded.cost_ms;
   end loop;
+  -- Every ceiling's cells, limit and place, whatever changed: the address's ceilings first, then
+  -- the network's, each the shortest window first (private.charge_request says why).
+  update private.sign_up_ceilings c
+     set cells = array(select private.ceiling_cell(c.name, r, col)::regclass
+                         from generate_series(0, c.ceiling_rows - 1) r, generate_series(0, c.ceiling_width - 1) col
+                        order by r, col),
+         (per, max_sign_ups, window_ms, charge_order) =
+         (select l.per, l.max_sign_ups, (extract(epoch from l.window_length) * 1000)::bigint, l.place
+            from (select l.*, row_number() over (order by l.per = 'network', l.window_length, l.name)::integer as place
+                    from private.sign_up_limits l where l.kind = 'ceiling') l
+           where l.name = c.name);
   analyze private.sign_up_ceilings;
 end;
 $$;
@@ -288,11 +308,20 @@ create trigger sign_up_ceilings_follow_scopes
   for each statement execute function private.ceilings_keep_their_cells();
 select private.make_ceiling_cells();
 
--- Charges one attempt to one ceiling of a client, in its cell of each row (`columns`), then
--- judges it; refused (429) past the ceiling, naming it, with the seconds until one more fits.
---   - Charge first: nextval, in every row. Then the clock, so that no wait comes between the
---     instant and the count it judges (an instant read before waiting for a lock made a request
---     look older than those charged meanwhile, and refused the first of a keynote's crowd).
+-- Charges the request's attempt to its client's ceilings, once per transaction, before anything
+-- can tell a listed address from a new one: PostgREST's pre-request gate calls it for every
+-- visitor's POST to the list, before its statement runs, and the trigger that admits a sign-up
+-- calls it too, which does nothing where the gate has charged. Runs with its owner's rights,
+-- whoever calls it; no API role may call it. Each ceiling in order (sign_up_ceilings):
+--   - The address's ceilings first, then the network's, each the hour's before the day's, up to
+--     the first the client is past, which refuses it (429, naming it, with Retry-After the seconds
+--     until one more fits): each ceiling counts what the ones before let through, so an address
+--     flooding past its own ceiling fills neither its day's nor its network's (its neighbours
+--     keep their room).
+--   - Charge first: nextval, in the client's cell of every row. Then the clock, so that no wait
+--     comes between the instant and the count it judges (an instant read before waiting for a
+--     lock made a request look older than those charged meanwhile, and refused the first of a
+--     keynote's crowd).
 --   - A cell that had drained (empty before this attempt) is lifted to now plus this attempt.
 --     Racy only on an idle cell: attempts charged to it between the first one's nextval and the
 --     last lift are lost, at most as many as run at once (the API's connections), once per idle
@@ -303,68 +332,59 @@ select private.make_ceiling_cells();
 --     its cells full but no fuller, so a stranger sharing one waits for one attempt to drain, not
 --     for days, and the flood itself gets one more each time one drains, as a bucket does. (The
 --     setval races as the lift does: an attempt charged in between is lost, or a refusal kept.)
---     Retry-After: the seconds until the least-held cell has room for one more.
-create function private.charge_ceiling(ceiling text, max_sign_ups integer, window_ms bigint, cost_ms bigint,
-                                       columns integer[])
-returns void language plpgsql set search_path = '' as $$
+-- One function, in PL/pgSQL's own expressions but for two queries: a sign-up's fourteen cells
+-- are most of what the rules cost, so no cell costs a query, a call or a lookup by name.
+create function private.charge_request()
+returns boolean language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   since_2026 constant float8 := 1767225600; -- 2026-01-01, in seconds since 1970
-  full_ms bigint := window_ms + max_sign_ups / 2;
-  cells regclass[];
-  held bigint[];
-  now_ms bigint;
-  count_ms bigint;
-begin
-  for r in 1 .. cardinality(columns) loop
-    cells[r] := private.ceiling_cell(ceiling, r - 1, columns[r])::regclass;
-    held[r] := pg_catalog.nextval(cells[r]);
-  end loop;
-  now_ms := round((private.sign_up_clock() - since_2026) * 1000);
-  for r in 1 .. cardinality(cells) loop
-    if held[r] - cost_ms < now_ms then
-      held[r] := now_ms + cost_ms;
-      perform pg_catalog.setval(cells[r], held[r]);
-    end if;
-    count_ms := least(count_ms, held[r] - now_ms);
-    if held[r] - now_ms > full_ms then
-      held[r] := least(held[r] - cost_ms, now_ms + full_ms);
-      perform pg_catalog.setval(cells[r], held[r]);
-    end if;
-  end loop;
-  if count_ms > full_ms then
-    perform private.refuse(max_sign_ups, ceiling,
-                           greatest(1, ceil(((select min(h) from unnest(held) h) + cost_ms - now_ms - full_ms) / 1000.0))::integer);
-  end if;
-end;
-$$;
-
--- Charges the request's attempt to its client's ceilings, once per transaction, before anything
--- can tell a listed address from a new one: PostgREST's pre-request gate calls it for every
--- visitor's POST to the list, before its statement runs, and the trigger that admits a sign-up
--- calls it too, which does nothing where the gate has charged. The address's ceilings first, then
--- the network's, each the hour's before the day's, up to the first the client is past, which
--- refuses it: each ceiling counts what the ones before let through, so an address flooding past
--- its own ceiling fills neither its day's nor its network's (its neighbours keep their room).
--- Runs with its owner's rights, whoever calls it; no API role may call it.
-create function private.charge_request()
-returns void language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
-declare
+  scopes text[];
+  named bytea[];
   ceiling record;
+  cells regclass[];
+  columns integer[];
+  held bigint[];
+  least_held bigint;
+  now_ms bigint;
+  full_ms bigint;
+  setting text;
 begin
   if current_setting('early_access.charged', true) = 'yes' then
-    return;
+    return false;
   end if;
+  select array_agg(n.scope), array_agg(n.named) into scopes, named from private.clients_of(private.client_address()) n;
   for ceiling in
-    select l.name, l.max_sign_ups, (extract(epoch from l.window_length) * 1000)::bigint as window_ms, c.cost_ms,
-           private.ceiling_columns(pg_catalog.sha256(n.named), c.ceiling_rows, c.ceiling_width) as columns
-      from private.clients_of(private.client_address()) n
-      join private.sign_up_limits l on l.per = n.scope and l.kind = 'ceiling'
-      join private.sign_up_ceilings c on c.name = l.name
-     order by n.scope = 'network', l.window_length, l.name
+    select c.name, c.per, c.max_sign_ups, c.window_ms, c.cost_ms, c.ceiling_rows, c.ceiling_width, c.cells
+      from private.sign_up_ceilings c where c.charge_order is not null order by c.charge_order
   loop
-    perform private.charge_ceiling(ceiling.name, ceiling.max_sign_ups, ceiling.window_ms, ceiling.cost_ms, ceiling.columns);
+    cells := ceiling.cells;
+    columns := private.ceiling_columns(pg_catalog.sha256(named[array_position(scopes, ceiling.per)]),
+                                       ceiling.ceiling_rows, ceiling.ceiling_width);
+    for r in 1 .. ceiling.ceiling_rows loop
+      columns[r] := (r - 1) * ceiling.ceiling_width + columns[r] + 1; -- the cell's place in `cells`
+      held[r] := pg_catalog.nextval(cells[columns[r]]);
+    end loop;
+    now_ms := round((private.sign_up_clock() - since_2026) * 1000);
+    full_ms := ceiling.window_ms + ceiling.max_sign_ups / 2;
+    -- The least-held cell as charged: a drained one is under full either way, so the lift
+    -- changes no answer.
+    least_held := null;
+    for r in 1 .. ceiling.ceiling_rows loop
+      least_held := least(least_held, held[r]);
+      if held[r] - ceiling.cost_ms < now_ms then
+        held[r] := pg_catalog.setval(cells[columns[r]], now_ms + ceiling.cost_ms);
+      elsif held[r] - now_ms > full_ms then
+        held[r] := pg_catalog.setval(cells[columns[r]], least(held[r] - ceiling.cost_ms, now_ms + full_ms));
+      end if;
+    end loop;
+    if least_held - now_ms > full_ms then
+      -- Retry-After: until the least-held cell, capped at full, has room for one more.
+      perform private.refuse(ceiling.max_sign_ups, ceiling.name,
+                             greatest(1, ceil(least(least_held - now_ms - full_ms, ceiling.cost_ms) / 1000.0))::integer);
+    end if;
   end loop;
-  perform set_config('early_access.charged', 'yes', true);
+  setting := set_config('early_access.charged', 'yes', true);
+  return true;
 end;
 $$;
 
@@ -462,12 +482,14 @@ $$;
 -- learn no more than one. Fires first of the triggers.
 create function private.one_sign_up_per_request()
 returns trigger language plpgsql security definer set search_path = '' as $$
+declare
+  setting text;
 begin
   if current_setting('role') in ('anon', 'authenticated') then
     if current_setting('early_access.sign_up_row', true) <> '' then
       raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
     end if;
-    perform set_config('early_access.sign_up_row', new.id::text, true);
+    setting := set_config('early_access.sign_up_row', new.id::text, true);
   end if;
   return new;
 end;
@@ -490,14 +512,16 @@ declare
   address private.sign_up_source;
   network private.sign_up_source;
   counting record;
+  charged boolean;
+  setting text;
 begin
   -- The role the request runs as (current_user is this function's owner). A missing email
   -- counts for nothing: the NOT NULL constraint refuses it next.
   if current_setting('role') not in ('anon', 'authenticated') or new.email is null then
-    perform set_config('early_access.admitted_sign_up', new.id::text, true);
+    setting := set_config('early_access.admitted_sign_up', new.id::text, true);
     return new;
   end if;
-  perform private.charge_request();
+  charged := private.charge_request();
   at := private.sign_up_clock();
   sources := private.sources_of(private.client_address());
   address := sources.address;
@@ -510,10 +534,10 @@ begin
   -- nothing is stored, so no pace counts it.
   if exists (select from public.early_access e where e.email = new.email) then
     if coalesce(current_setting('request.headers', true)::json ->> 'prefer', '') !~ 'resolution=ignore-duplicates' then
-      perform set_config('early_access.duplicate', 'held back', true);
+      setting := set_config('early_access.duplicate', 'held back', true);
       return null;
     end if;
-    perform set_config('early_access.admitted_sign_up', new.id::text, true);
+    setting := set_config('early_access.admitted_sign_up', new.id::text, true);
     return new;
   end if;
   -- Sign-ups of one source take turns here, each judged when it holds the lock.
@@ -531,7 +555,7 @@ begin
     end if;
   end if;
 
-  perform set_config('early_access.admitted_sign_up', new.id::text, true);
+  setting := set_config('early_access.admitted_sign_up', new.id::text, true);
   return new;
 end;
 $$;
@@ -565,8 +589,7 @@ revoke all on type private.sign_up_source from public, anon, authenticated, serv
 revoke all on function private.check_sign_up(), private.admit_sign_up(), private.one_sign_up_per_request(),
   private.refuse_duplicate(), private.refuse(integer, text, integer), private.ceiling_cell(text, integer, integer),
   private.ceiling_columns(bytea, integer, integer), private.ceiling_changes(), private.make_ceiling_cells(),
-  private.ceilings_keep_their_cells(), private.charge_ceiling(text, integer, bigint, bigint, integer[]),
-  private.charge_request(), private.sign_up_clock(), private.client_address(),
+  private.ceilings_keep_their_cells(), private.charge_request(), private.sign_up_clock(), private.client_address(),
   private.client_in_scope(text, integer, integer), private.clients_of(text), private.sources_of(text),
   private.with_sign_up(private.sign_up_source, float8), private.paces_past(private.sign_up_source, float8),
   private.count_in_source(private.sign_up_source, float8), private.forget_empty_sources(bytea, integer, float8)

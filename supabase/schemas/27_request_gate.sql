@@ -31,13 +31,15 @@ grant usage on schema request_gate to anon, authenticated, service_role;
 -- nothing a client chooses but the method and the path, and charges only what a sign-up costs.
 create function request_gate.check_request()
 returns void language plpgsql security definer set search_path = '' as $$
+declare
+  charged boolean;
 begin
   -- The request's role (current_user is this function's owner).
   if current_setting('role') not in ('anon', 'authenticated') then
     return;
   end if;
   if current_setting('request.method', true) = 'POST' and current_setting('request.path', true) = '/early_access' then
-    perform private.charge_request();
+    charged := private.charge_request();
     return;
   end if;
   raise exception using

@@ -85,12 +85,12 @@ it("no statement of a sign-up is estimated at PostgreSQL's threshold for compili
     "select current_setting('jit_above_cost')::float8 as threshold",
   );
   const threshold = rows[0]!.threshold;
-  // Every step of the rules was planned and reported: the charge (its cells' nextval is a plain
-  // PL/pgSQL expression, which no plan holds), the paces, the mark, the forgetting.
+  // Every step of the rules was planned and reported: the charge (its ceilings in order; its
+  // cells' columns and nextval are plain PL/pgSQL expressions, which no plan holds), the paces,
+  // the mark, the forgetting.
   const statements = plans.map(({ statement }) => statement).join("\n");
   for (const step of [
-    "sign_up_ceilings",
-    "ceiling_columns",
+    "charge_order",
     "sign_up_sources",
     "paces_past",
     "for update of source skip locked",
