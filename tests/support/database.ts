@@ -47,7 +47,13 @@ export async function openTestDatabase({
   poolSize = 10,
 }: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const name = `test_${randomUUID().replaceAll("-", "")}`;
-  await onServer(`create database ${name} template ${inject("postgres").template} owner postgres`);
+  // Copied file by file rather than through the WAL (15's default): the template is thousands of
+  // one-page sequences, and with nothing to keep (fsync off) the two checkpoints this costs are
+  // cheaper than logging every page. Measured on a 2-core machine in memory: 164 against 262 ms
+  // a database, created and dropped.
+  await onServer(
+    `create database ${name} template ${inject("postgres").template} owner postgres strategy file_copy`,
+  );
   const owner = connectPool({ url: testServerUrl("postgres", name), poolSize: 2 });
   if (seed) await owner.exec(seed);
   const api = connectPool({ url: testServerUrl("authenticator", name), poolSize });
