@@ -5,8 +5,8 @@
 //
 // Chosen once per run, by `npm test` or by whichever of Vitest and Playwright starts first, and
 // handed down through the environment: every process the tests start inherits it.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, rmSync, statfsSync } from "node:fs";
+import { platform, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_PUBLISHABLE_KEY } from "../config/local-supabase.ts";
@@ -42,8 +42,33 @@ export function useTestEnvironment(): TestEnvironment {
   };
 }
 
+/** Linux's folder in memory (tmpfs), and the room a run needs there at most, with margin. */
+const IN_MEMORY = "/dev/shm";
+const ROOM_NEEDED = 4 * 1024 ** 3;
+
+/**
+ * Where the run keeps its temporary files: in memory when the machine has one with room (Linux's
+ * /dev/shm), else the system's temporary folder. A run creates and deletes tens of thousands of
+ * files (each test file's copy of the database holds thousands of sequences, a file each, and
+ * every cluster and data folder more), and on a disk that is where its system time went: ext4
+ * searches longer for a free inode the more were deleted in the last seconds. Nothing a test proves
+ * depends on the disk under it: no test can cut the power, and a killed server's files survive in
+ * memory as on a disk. Docker's /dev/shm (64 MB) has no room, and is passed by.
+ */
+function temporaryFolder(): string {
+  if (platform() !== "linux") return tmpdir();
+  try {
+    const { bavail, bsize } = statfsSync(IN_MEMORY);
+    return bavail * bsize >= ROOM_NEEDED ? IN_MEMORY : tmpdir();
+  } catch {
+    return tmpdir();
+  }
+}
+
 function chooseTestEnvironment(): Record<string, string> {
   const [sitePort, apiPort] = freePorts(2) as [number, number];
+  // The run's own folder stays where it always was: Astro moves the build into it by renaming,
+  // which fails across devices.
   const folder = mkdtempSync(join(tmpdir(), "future-awaits-tests-"));
   // The process that chose the run's folder removes it (its build, its reports) when it exits.
   process.on("exit", () => rmSync(folder, { recursive: true, force: true }));
@@ -54,6 +79,10 @@ function chooseTestEnvironment(): Record<string, string> {
     // after the first skips most of its compiling. Not a setting of the project: nothing a test
     // proves depends on it, and the developer's commands the tests run keep it too.
     NODE_COMPILE_CACHE: join(folder, "node-compile-cache"),
+    // Every other temporary file of every process of the run (Node's tmpdir(), PostgreSQL's, the
+    // browser's), in the shared folder, not one of the run's own, so that the next run clears
+    // throwaway clusters a killed run left there (startThrowawayCluster).
+    TMPDIR: temporaryFolder(),
   };
 }
 
