@@ -36,17 +36,45 @@ export function onShutdown(stop: () => Promise<void>): void {
 }
 
 /**
+ * Where free ports are looked for: below the ports the system hands out for outgoing connections
+ * (Linux's ip_local_port_range, from 32768; macOS's and Windows', from 49152). A port taken from
+ * that range, as binding port 0 takes one, can be taken again by any connection a busy run opens
+ * (to PostgreSQL, to the site) before its server binds it: "Port … is taken" was seen so.
+ */
+function portRange(): [number, number] {
+  let ephemeral = 32768;
+  try {
+    ephemeral = Math.min(
+      ephemeral,
+      Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0]),
+    );
+  } catch {
+    // Not Linux: its range starts higher.
+  }
+  return [20000, ephemeral];
+}
+
+/**
  * Ports that nothing listens on now, found synchronously (the configs that need them are read
- * synchronously) by a child that binds port 0 and reports what it got.
+ * synchronously) by a child that binds ports chosen at random in portRange() and reports the
+ * first `count` it could bind (port 0, wherever the system chooses, where that range is too small).
  */
 export function freePorts(count: number): number[] {
+  const [low, high] = portRange();
   const script = `
     const net = require("node:net");
-    const servers = Array.from({ length: ${count} }, () => net.createServer());
-    Promise.all(servers.map((s) => new Promise((ok) => s.listen(0, "127.0.0.1", ok)))).then(() => {
-      console.log(servers.map((s) => s.address().port).join(" "));
-      servers.forEach((s) => s.close());
-    });`;
+    const bound = (port) => new Promise((done) => {
+      const server = net.createServer().once("error", () => done(0));
+      server.listen(port, "127.0.0.1", () => { const { port } = server.address(); server.close(() => done(port)); });
+    });
+    (async () => {
+      const ports = [];
+      while (ports.length < ${count}) {
+        const port = await bound(${high - low >= 1000} ? ${low} + Math.floor(Math.random() * ${high - low}) : 0);
+        if (port && !ports.includes(port)) ports.push(port);
+      }
+      console.log(ports.join(" "));
+    })();`;
   const { stdout, status } = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
   if (status !== 0) throw new Error("Could not find free ports for the tests");
   return stdout.trim().split(" ").map(Number);

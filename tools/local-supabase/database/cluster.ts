@@ -21,12 +21,12 @@ import {
   rmSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { arch, platform, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DataFolderUnusableError, isRunning, processState } from "./data-folder.ts";
 import { keepServerLog, lastServerLogLines } from "./server-log.ts";
+import { freePorts } from "../../processes.ts";
 
 /** The superuser a cluster is created with, as on Supabase. */
 export const SUPERUSER = "supabase_admin";
@@ -106,7 +106,7 @@ export async function startCluster({
   await stopOrphan(folder);
   if (!existsSync(join(folder, "PG_VERSION"))) initdb(bin.initdb, folder, major, durable, owner);
 
-  const port = await freePort();
+  const [port] = freePorts(1) as [number];
   const options = {
     ...SMALL_FOOTPRINT,
     ...(durable ? {} : THROWAWAY),
@@ -333,16 +333,5 @@ function workingIn(folder: string): boolean {
     } catch {
       return false; // gone, or another user's
     }
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
   });
 }
