@@ -142,8 +142,14 @@ for (const [name, wall, note] of rows) {
   console.log(`  ${name!.padEnd(widths[0]!)}  ${wall!.padStart(widths[1]!)}  ${note}`.trimEnd());
 }
 
+/** Vitest's files that failed with no failing test (a hook that threw: their tests show as skipped). */
+type FileResult = { status: string; assertionResults: Array<{ status: string }> };
+const brokenFiles = ((vitestResults?.testResults ?? []) as FileResult[]).filter(
+  (file) => file.status === "failed" && !file.assertionResults.some((test) => test.status === "failed"),
+).length;
 const passed = (vitestResults?.numPassedTests ?? 0) + (browser?.expected ?? 0) + (browser?.flaky ?? 0);
-const failed = (vitestResults?.numFailedTests ?? 0) + (browser?.unexpected ?? 0);
+// Each such file counts as one failure, so that the count never says 0 where a step failed.
+const failed = (vitestResults?.numFailedTests ?? 0) + brokenFiles + (browser?.unexpected ?? 0);
 const skipped =
   (vitestResults?.numPendingTests ?? 0) + (vitestResults?.numTodoTests ?? 0) + (browser?.skipped ?? 0);
 if (failures.length) console.log(`\n${failures.join("; ")}`);
