@@ -21,6 +21,7 @@ import {
   openClockedDatabase,
   openTestDatabase,
   requestOverSql,
+  requestOverSqlIn,
   restFrom,
   signUpCall,
   signUpOverSql,
@@ -356,6 +357,14 @@ describe("request shapes at once", () => {
 
       const counts = Object.groupBy(answers, (answer) => answer);
       expect(Object.keys(counts).sort()).toEqual(["23505", "P0001", "stored"]);
+      // Each ran under anon's own statement timeout, as PostgREST runs it: a request that waited
+      // that long would have answered 57014.
+      const timeout = await database.transaction(async (tx) => {
+        await requestOverSqlIn(tx, { "cf-connecting-ip": "198.51.100.7" }, [{ email: uniqueEmail() }]);
+        return (await tx.query<{ timeout: string }>("select current_setting('statement_timeout') as timeout"))
+          .rows[0]!.timeout;
+      });
+      expect(timeout).toBe("3s");
     } finally {
       await database.close();
     }
