@@ -9,23 +9,22 @@ import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * The longest files of a run on the 2-core machine, in seconds, each a file of one project (a
- * fresh clone's `CI=true npm test`, 2026-11-28, the machine otherwise idle, two runs' mean): a
- * guide to the order, not a limit.
+ * The longest files of a run on the 2-core machine, in seconds (a fresh clone's `npm test`,
+ * 2026-11-28, load average 2 to 8): a guide to the order, not a limit.
  */
 const SECONDS: Record<string, number> = {
-  "tests/sign-ups/owner-command.test.ts": 83,
-  "tests/database/attempts.test.ts": 54,
-  "tests/local-supabase/process.test.ts": 54,
-  "tests/database/ceilings.test.ts": 45,
+  "tests/sign-ups/owner-command.test.ts": 100,
+  "tests/local-supabase/process.test.ts": 66,
   "tests/isolation/beside-npm-start.test.ts": 30,
-  "tests/local-supabase/read-back.test.ts": 21,
-  "tests/sign-ups/watch.test.ts": 19,
-  "tests/workflows/migrations-workflow.test.ts": 19,
   "tests/database/deploy.test.ts": 18,
-  "tests/database/sign-up-limits.test.ts": 17,
-  "tests/workflows/watch-workflow.test.ts": 10,
-  "tests/site/build/change-the-launch.test.ts": 4,
+  "tests/sign-ups/watch.test.ts": 17,
+  "tests/database/attempts.test.ts": 12,
+  "tests/local-supabase/read-back.test.ts": 11,
+  "tests/workflows/migrations-workflow.test.ts": 10,
+  "tests/database/sign-up-limits.test.ts": 8,
+  "tests/workflows/watch-workflow.test.ts": 7,
+  "tests/local-supabase/persistence.test.ts": 6,
+  "tests/site/build/change-the-launch.test.ts": 6,
 };
 
 export class LongestFirst extends BaseSequencer {
