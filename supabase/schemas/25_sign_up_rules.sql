@@ -333,7 +333,10 @@ select private.make_ceiling_cells();
 --     for days, and the flood itself gets one more each time one drains, as a bucket does. (The
 --     setval races as the lift does: an attempt charged in between is lost, or a refusal kept.)
 -- One function, in PL/pgSQL's own expressions but for two queries: a sign-up's fourteen cells
--- are most of what the rules cost, so no cell costs a query, a call or a lookup by name.
+-- are most of what the rules cost, so no cell costs a query, a call or a lookup by name. It says
+-- whether this call charged, so that its callers run it as an assignment: PL/pgSQL runs a PERFORM
+-- through the executor, an assignment of a plain expression without it (hence `setting :=
+-- set_config(…)` on the rules' path too).
 create function private.charge_request()
 returns boolean language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
