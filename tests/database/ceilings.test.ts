@@ -18,7 +18,14 @@ import {
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { connectPool } from "../../tools/local-supabase/database/pool.ts";
 import { OWNER, setUpSupabaseProject } from "../../tools/local-supabase/database/supabase-project.ts";
-import { openTestDatabase, requestOverSql, uniqueEmail, type TestDatabase } from "../support/database.ts";
+import {
+  INSERT_BODY_SQL,
+  openTestDatabase,
+  requestOverSql,
+  uniqueEmail,
+  VISITOR_SETTINGS_SQL,
+  type TestDatabase,
+} from "../support/database.ts";
 import { FLOOD_LIMITS, limitIn, limitsOf } from "./small-limits.ts";
 
 const CONNECTIONS = 20;
@@ -44,9 +51,9 @@ const signUp = (db: Database, client: string, email = uniqueEmail("ceilings")) =
 
 /**
  * A sign-up of a new address from each of `clients`, in order, run on the server: each as signUp
- * runs it (the edge's headers and anon, set for its transaction, then PostgREST's insert), logged
- * in as authenticator, and committed on its own (COMMIT in a DO block), without a round trip from
- * Node each. A refusal by the rules (PGRST) rolls its sign-up back, as PostgREST's rollback does
+ * runs it (the same two statements: VISITOR_SETTINGS_SQL with the edge's headers, then
+ * INSERT_BODY_SQL), logged in as authenticator, and committed on its own (COMMIT in a DO block),
+ * without a round trip from Node each. A refusal by the rules (PGRST) rolls its sign-up back, as PostgREST's rollback does
  * (the counts, in sequences, stay charged either way), and is counted; any other error fails the
  * call. For claims about the sketch's counting, not about concurrency. How many were refused.
  */
@@ -59,12 +66,11 @@ async function signUpsOnServer({ database, owner }: TestDatabase, clients: strin
     begin
       foreach client in array '{${clients.join(",")}}'::text[] loop
         begin
-          perform pg_catalog.set_config('request.headers', pg_catalog.json_build_object('cf-connecting-ip', client)::text, true),
-                  pg_catalog.set_config('role', 'anon', true);
-          insert into public.early_access (email)
-            select body.email from pg_catalog.json_to_recordset(pg_catalog.json_build_array(
-              pg_catalog.json_build_object('email', '${batch}-' || pg_catalog.gen_random_uuid() || '@example.com')
-            )) as body (email text);
+          execute $settings$${VISITOR_SETTINGS_SQL}$settings$
+            using pg_catalog.json_build_object('cf-connecting-ip', client)::text;
+          execute $insert$${INSERT_BODY_SQL}$insert$
+            using pg_catalog.json_build_array(
+              pg_catalog.json_build_object('email', '${batch}-' || pg_catalog.gen_random_uuid() || '@example.com'))::text;
         exception when sqlstate 'PGRST' then
           null;
         end;

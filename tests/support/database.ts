@@ -182,11 +182,26 @@ export interface SqlSession {
 }
 
 /**
- * A visitor's POST to the list as SQL, as PostgREST runs it behind Supabase's edge, in `tx`: as
- * anon, under anon's own settings (its 3 s statement timeout), with the edge's headers (for client
- * addresses no socket here can have, and `prefer`), its insert of the body's rows
- * (`json_to_recordset`), then `onConflict`, the clause PostgREST adds for `?on_conflict=`
- * (`on conflict ("email") do nothing`).
+ * PostgREST's settings statement for a visitor's request, its headers as JSON in $1: the edge's
+ * headers, then anon's own settings (its 3 s statement timeout) before the role, as PostgREST sets
+ * them (set_config: SET ROLE alone applies none of them); a select list is evaluated in order.
+ */
+export const VISITOR_SETTINGS_SQL = `select set_config('request.headers', $1, true),
+  (select count(set_config(split_part(setting, '=', 1), substr(setting, strpos(setting, '=') + 1), true))
+     from pg_catalog.pg_db_role_setting s, unnest(s.setconfig) setting
+    where s.setrole = 'anon'::regrole
+      and s.setdatabase in (0, (select oid from pg_catalog.pg_database where datname = current_database()))),
+  set_config('role', 'anon', true)`;
+
+/** PostgREST's insert of a POST's body, its rows as a JSON array in $1. */
+export const INSERT_BODY_SQL =
+  "insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text)";
+
+/**
+ * A visitor's POST to the list as SQL, as PostgREST runs it behind Supabase's edge, in `tx`: its
+ * settings (VISITOR_SETTINGS_SQL, with the edge's headers: client addresses no socket here can
+ * have, and `prefer`), its insert of the body's rows (INSERT_BODY_SQL), then `onConflict`, the
+ * clause PostgREST adds for `?on_conflict=` (`on conflict ("email") do nothing`).
  */
 export async function requestOverSqlIn(
   tx: SqlSession,
@@ -194,21 +209,8 @@ export async function requestOverSqlIn(
   rows: Array<{ email: string | null }>,
   onConflict = "",
 ): Promise<void> {
-  // The role's settings before the role, as PostgREST sets them (set_config: SET ROLE alone
-  // applies none of them); a select list is evaluated in order.
-  await tx.query(
-    `select set_config('request.headers', $1, true),
-            (select count(set_config(split_part(setting, '=', 1), substr(setting, strpos(setting, '=') + 1), true))
-               from pg_catalog.pg_db_role_setting s, unnest(s.setconfig) setting
-              where s.setrole = 'anon'::regrole
-                and s.setdatabase in (0, (select oid from pg_catalog.pg_database where datname = current_database()))),
-            set_config('role', 'anon', true)`,
-    [JSON.stringify(headers)],
-  );
-  await tx.query(
-    `insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text) ${onConflict}`,
-    [JSON.stringify(rows)],
-  );
+  await tx.query(VISITOR_SETTINGS_SQL, [JSON.stringify(headers)]);
+  await tx.query(`${INSERT_BODY_SQL} ${onConflict}`, [JSON.stringify(rows)]);
 }
 
 /** A visitor's sign-up as SQL (requestOverSqlIn, one row) in `tx`. Returns the email. */
