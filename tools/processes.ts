@@ -2,6 +2,7 @@
 // free ports for the servers the tests and benches start.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -54,28 +55,41 @@ function portRange(): [number, number] {
   return [20000, ephemeral];
 }
 
+/** Whether `port` (0: any the system chooses) can be bound on 127.0.0.1 now: the port, else 0. */
+function bindable(port: number): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().once("error", () => done(0));
+    server.listen(port, "127.0.0.1", () => {
+      const bound = (server.address() as AddressInfo).port;
+      server.close(() => done(bound));
+    });
+  });
+}
+
 /**
- * Ports that nothing listens on now, found synchronously (the configs that need them are read
- * synchronously) by a child that binds ports chosen at random in portRange() and reports the
- * first `count` it could bind (port 0, wherever the system chooses, where that range is too small).
+ * `count` ports that nothing listens on now, chosen at random in portRange() (port 0, wherever the
+ * system chooses, where that range is too small), each checked by binding it.
+ */
+export async function findFreePorts(count: number): Promise<number[]> {
+  const [low, high] = portRange();
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const port = await bindable(high - low >= 1000 ? low + Math.floor(Math.random() * (high - low)) : 0);
+    if (port && !ports.includes(port)) ports.push(port);
+  }
+  return ports;
+}
+
+/**
+ * findFreePorts, synchronously (the configs that need ports are read synchronously), in a child
+ * process.
  */
 export function freePorts(count: number): number[] {
-  const [low, high] = portRange();
-  const script = `
-    const net = require("node:net");
-    const bound = (port) => new Promise((done) => {
-      const server = net.createServer().once("error", () => done(0));
-      server.listen(port, "127.0.0.1", () => { const { port } = server.address(); server.close(() => done(port)); });
-    });
-    (async () => {
-      const ports = [];
-      while (ports.length < ${count}) {
-        const port = await bound(${high - low >= 1000} ? ${low} + Math.floor(Math.random() * ${high - low}) : 0);
-        if (port && !ports.includes(port)) ports.push(port);
-      }
-      console.log(ports.join(" "));
-    })();`;
-  const { stdout, status } = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  const script = `const { findFreePorts } = await import(${JSON.stringify(import.meta.url)});
+    console.log((await findFreePorts(${count})).join(" "));`;
+  const { stdout, status } = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
   if (status !== 0) throw new Error("Could not find free ports for the tests");
   return stdout.trim().split(" ").map(Number);
 }

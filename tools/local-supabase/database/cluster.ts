@@ -26,7 +26,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DataFolderUnusableError, isRunning, processState } from "./data-folder.ts";
 import { keepServerLog, lastServerLogLines } from "./server-log.ts";
-import { freePorts } from "../../processes.ts";
+import { findFreePorts } from "../../processes.ts";
 
 /** The superuser a cluster is created with, as on Supabase. */
 export const SUPERUSER = "supabase_admin";
@@ -106,7 +106,7 @@ export async function startCluster({
   await stopOrphan(folder);
   if (!existsSync(join(folder, "PG_VERSION"))) initdb(bin.initdb, folder, major, durable, owner);
 
-  const [port] = freePorts(1) as [number];
+  const [port] = (await findFreePorts(1)) as [number];
   const options = {
     ...SMALL_FOOTPRINT,
     ...(durable ? {} : THROWAWAY),
