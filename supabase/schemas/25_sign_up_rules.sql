@@ -174,6 +174,10 @@ create table private.sign_up_ceilings (
 );
 comment on table private.sign_up_ceilings is
   'Each ceiling as the charge reads it: its sketch (rows x width cells, sequences, row after row), the milliseconds each attempt costs, its scope and bucket, and its place in the order ceilings are charged (null once removed).';
+-- Its cells stay in the row rather than in a TOAST table (an address's sketch is 4 kB): every
+-- request reads them, and each relation a request touches costs it a lock and a lookup, here two
+-- (the TOAST table and its index). A sketch too large for a page still goes out of line.
+alter table private.sign_up_ceilings alter column cells set storage main;
 
 -- The name of a ceiling's cell: `private."ceiling per address per hour r2 c17"`, row 2, column 17.
 create function private.ceiling_cell(ceiling text, sketch_row integer, sketch_column integer)
@@ -333,10 +337,11 @@ select private.make_ceiling_cells();
 --     for days, and the flood itself gets one more each time one drains, as a bucket does. (The
 --     setval races as the lift does: an attempt charged in between is lost, or a refusal kept.)
 -- One function, in PL/pgSQL's own expressions but for two queries: a sign-up's fourteen cells
--- are most of what the rules cost, so no cell costs a query, a call or a lookup by name. It says
--- whether this call charged, so that its callers run it as an assignment: PL/pgSQL runs a PERFORM
--- through the executor, an assignment of a plain expression without it (hence `setting :=
--- set_config(…)` on the rules' path too).
+-- are most of what the rules cost, so no cell costs a query, a call or a lookup by name, and each
+-- is read from its ceiling's row in place (copied into a variable, the whole array would be taken
+-- apart: a thousand cells for the four used). It says whether this call charged, so that its
+-- callers run it as an assignment: PL/pgSQL runs a PERFORM through the executor, an assignment of
+-- a plain expression without it (hence `setting := set_config(…)` on the rules' path too).
 create function private.charge_request()
 returns boolean language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
@@ -344,7 +349,6 @@ declare
   scopes text[];
   named bytea[];
   ceiling record;
-  cells regclass[];
   columns integer[];
   held bigint[];
   least_held bigint;
@@ -360,12 +364,11 @@ begin
     select c.name, c.per, c.max_sign_ups, c.window_ms, c.cost_ms, c.ceiling_rows, c.ceiling_width, c.cells
       from private.sign_up_ceilings c where c.charge_order is not null order by c.charge_order
   loop
-    cells := ceiling.cells;
     columns := private.ceiling_columns(pg_catalog.sha256(named[array_position(scopes, ceiling.per)]),
                                        ceiling.ceiling_rows, ceiling.ceiling_width);
     for r in 1 .. ceiling.ceiling_rows loop
       columns[r] := (r - 1) * ceiling.ceiling_width + columns[r] + 1; -- the cell's place in `cells`
-      held[r] := pg_catalog.nextval(cells[columns[r]]);
+      held[r] := pg_catalog.nextval(ceiling.cells[columns[r]]);
     end loop;
     now_ms := round((private.sign_up_clock() - since_2026) * 1000);
     full_ms := ceiling.window_ms + ceiling.max_sign_ups / 2;
@@ -375,9 +378,9 @@ begin
     for r in 1 .. ceiling.ceiling_rows loop
       least_held := least(least_held, held[r]);
       if held[r] - ceiling.cost_ms < now_ms then
-        held[r] := pg_catalog.setval(cells[columns[r]], now_ms + ceiling.cost_ms);
+        held[r] := pg_catalog.setval(ceiling.cells[columns[r]], now_ms + ceiling.cost_ms);
       elsif held[r] - now_ms > full_ms then
-        held[r] := pg_catalog.setval(cells[columns[r]], least(held[r] - ceiling.cost_ms, now_ms + full_ms));
+        held[r] := pg_catalog.setval(ceiling.cells[columns[r]], least(held[r] - ceiling.cost_ms, now_ms + full_ms));
       end if;
     end loop;
     if least_held - now_ms > full_ms then
