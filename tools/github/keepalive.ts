@@ -9,20 +9,12 @@
 // Reads what a runner sets: GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF, GITHUB_TOKEN
 // (the job's token, given by the step) and GITHUB_STEP_SUMMARY.
 import { appendFileSync } from "node:fs";
-import { ownerLine, reportFailure } from "./annotations.ts";
+import { OwnerFailure, ownerLine, reportFailure } from "./annotations.ts";
 
 /** From this many days without a commit, the summary warns: GitHub's rule strikes at 60. */
 export const WARNING_DAYS = 50;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-class KeepaliveError extends Error {
-  readonly title: string;
-  constructor(message: string, title: string) {
-    super(message);
-    this.title = title;
-  }
-}
 
 export interface KeepaliveResult {
   workflow: string;
@@ -52,7 +44,7 @@ export async function keepalive(env: NodeJS.ProcessEnv, now: Date): Promise<Keep
       },
       signal: AbortSignal.timeout(30_000),
     }).catch((error: Error) => {
-      throw new KeepaliveError(
+      throw new OwnerFailure(
         `Cannot reach GitHub's API at ${api} (${String(error.cause ?? error.message)}).`,
         "Keepalive failed",
       );
@@ -60,7 +52,7 @@ export async function keepalive(env: NodeJS.ProcessEnv, now: Date): Promise<Keep
     if (!response.ok) {
       const body = await response.text();
       const message = (/"message"\s*:\s*"([^"]*)"/.exec(body)?.[1] ?? body).slice(0, 200);
-      throw new KeepaliveError(
+      throw new OwnerFailure(
         `GitHub's API answered ${method} ${path} with ${response.status} (${message})` +
           (response.status === 403 || response.status === 404
             ? ": the job needs `permissions: actions: write` to keep its workflow enabled (watch.yml has it)."
@@ -115,7 +107,7 @@ export async function keepalive(env: NodeJS.ProcessEnv, now: Date): Promise<Keep
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (!value)
-    throw new KeepaliveError(
+    throw new OwnerFailure(
       `${name} is not set: this runs as a step of a GitHub Actions job.`,
       "Keepalive failed",
     );
@@ -135,7 +127,7 @@ if (import.meta.main) {
     }
   } catch (error) {
     const { message, title } =
-      error instanceof KeepaliveError ? error : { message: String(error), title: "Keepalive failed" };
+      error instanceof OwnerFailure ? error : { message: String(error), title: "Keepalive failed" };
     reportFailure(message, title);
     process.exitCode = 1;
   }

@@ -3,14 +3,13 @@
 // GitHub shows on the run's page (annotations.ts).
 import { readdirSync, readFileSync } from "node:fs";
 import type { PostgrestError } from "@supabase/supabase-js";
+import { OwnerFailure } from "../github/annotations.ts";
 import { DEPLOY_COMMAND } from "../supabase-cli.ts";
 
-/** A failure to tell the owner in one line; nothing was changed. `title` names its cause in a few words. */
-export class OwnerCommandError extends Error {
-  readonly title: string;
+/** A failure of the owner's command, told in one line; nothing was changed. */
+export class OwnerCommandError extends OwnerFailure {
   constructor(message: string, title = "The owner's command failed") {
-    super(message);
-    this.title = title;
+    super(message, title);
   }
 }
 
