@@ -125,7 +125,8 @@ export async function startBenchCluster(
     // A hosted project's memory rather than the local backend's small footprint: Supabase's
     // smallest computes give shared_buffers a quarter of their 1 GB. (At the local 16 MB, the
     // sign-up ceilings' 2,432 cells, a page each, do not fit, and every charge evicts a page.)
-    settings: { max_connections: "200", shared_buffers: "256MB" },
+    // Connections for bench:rules's four databases of 50 API connections each, and their owners.
+    settings: { max_connections: "250", shared_buffers: "256MB" },
     major,
   });
   const pools: Database[] = [];
@@ -150,7 +151,9 @@ export async function startBenchCluster(
     throw error;
   }
   return bench;
-} /** Whatever a .env says: the local Supabase on its own server, the local keys. */
+}
+
+/** Whatever a .env says: the local Supabase on its own server, the local keys. */
 export const LOCAL_ONLY = {
   PUBLIC_SUPABASE_URL: "",
   SUPABASE_SECRET_KEY: "",
