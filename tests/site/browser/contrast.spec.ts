@@ -2,9 +2,10 @@
 // rendered pixels (tests/site/browser/contrast.ts) on a phone and a desktop: at rest, and on the element
 // hovered, focused or disabled. axe's contrast rule reads computed colours, and cannot judge a
 // text on a gradient, under a translucent layer or through a filter.
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import type { Page, TestInfo } from "@playwright/test";
 import { content } from "../../support/content.ts";
 import { measureContrast, MINIMUM_CONTRAST, type Measured } from "./contrast.ts";
+import { expect, test } from "./support.ts";
 
 /**
  * Opens `/` once its islands have hydrated (they wait for an idle moment: a while, under load)
