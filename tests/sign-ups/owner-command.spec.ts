@@ -2,10 +2,10 @@
 // `npm run sign-ups` (a process of its own, as the owner runs it beside `npm start`) lists them
 // newest first, exports them with no cell a spreadsheet would run, and removes one on request.
 // Other tests sign up at the same time on the same backend, so this one looks for its own rows.
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import type { Page, TestInfo } from "@playwright/test";
 import { content } from "../support/content.ts";
 import { runNpmScript } from "../../tools/npm-script.ts";
-import { openLanding, signUpForm, uniqueEmail } from "../site/browser/support.ts";
+import { expect, openLanding, signUpForm, test, uniqueEmail } from "../site/browser/support.ts";
 
 const copy = content.form;
 

@@ -1,8 +1,16 @@
 // Everyone can use the page: axe finds no violations in any state, a keyboard alone can sign
 // up, and the page works on a 320 px phone and at 200% zoom.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { content } from "../../support/content.ts";
-import { expectNoAxeViolations, openLanding, screenshot, uniqueEmail } from "./support.ts";
+import {
+  expect,
+  expectNoAxeViolations,
+  newContext,
+  openLanding,
+  screenshot,
+  test,
+  uniqueEmail,
+} from "./support.ts";
 
 const copy = content.form;
 
@@ -89,7 +97,7 @@ for (const [name, viewport, zoom] of [
   ["200% zoom", { width: 1280, height: 800 }, 2],
 ] as const) {
   test(`works on ${name} without sideways scrolling`, async ({ browser }, testInfo) => {
-    const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+    const context = await newContext(browser, { viewport, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await openLanding(page);
     if (zoom !== 1) {

@@ -2,17 +2,19 @@
 // phone, for seconds). Nothing typed or submitted in that time may be lost, or end up in a
 // URL (the history, the host's access logs, referrers). A slow network is faked by holding back
 // the island's script with page.route; the no-JavaScript case switches JavaScript off.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { content } from "../../support/content.ts";
 import {
   API_URL,
   collectErrors,
   countRestCalls,
+  expect,
   screenshot,
   signUpDirectly,
   signUpForm,
-  toast,
   storedRows,
+  test,
+  toast,
   uniqueEmail,
 } from "./support.ts";
 

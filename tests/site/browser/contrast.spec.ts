@@ -2,14 +2,20 @@
 // rendered pixels (tests/site/browser/contrast.ts) on a phone and a desktop: at rest, and on the element
 // hovered, focused or disabled. axe's contrast rule reads computed colours, and cannot judge a
 // text on a gradient, under a translucent layer or through a filter.
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import type { Page, TestInfo } from "@playwright/test";
 import { content } from "../../support/content.ts";
 import { measureContrast, MINIMUM_CONTRAST, type Measured } from "./contrast.ts";
+import { expect, test } from "./support.ts";
 
-/** Opens `/` once its islands have hydrated (they wait for an idle moment: a while, under load). */
+/**
+ * Opens `/` once its islands have hydrated (they wait for an idle moment: a while, under load)
+ * and the visitor's own time is filled in, which an effect does after hydration: measured before
+ * then, its line would be left out of the texts.
+ */
 async function openLanding(page: Page) {
   await page.goto("/");
   await expect(page.locator("astro-island[ssr]")).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.locator("[data-local-time=live]")).toBeVisible();
 }
 
 const { form, notFound } = content;
@@ -22,6 +28,9 @@ async function expectReadable(
   options: { within?: string; bothEnds?: boolean } = {},
 ) {
   const decoder = await page.context().newPage();
+  // The measured page in front again, as a visitor sees it: behind the decoder's window it drew a
+  // frame a second, and each capture and each wait for a frame waited for one (a minute a test).
+  await page.bringToFront();
   const measured = await measureContrast(page, decoder, options);
   await decoder.close();
   const lines = measured.map(

@@ -1,8 +1,8 @@
 // The countdown to the launch, ticking every second. The browser's clock is faked with page.clock: the real date
 // cannot be chosen, and a test cannot wait a year for the launch.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { content } from "../../support/content.ts";
-import { screenshot } from "./support.ts";
+import { expect, screenshot, test } from "./support.ts";
 
 const LAUNCH = Date.parse(content.launch.at);
 

@@ -2,9 +2,8 @@
 // every error, loading, success, the toasts, the not-found page. The browser reports a breach
 // as a securitypolicyviolation event (also for a <meta> policy); a real failure is had where it
 // can be (a real duplicate), the network fault is faked with page.route.
-import { expect, test } from "@playwright/test";
 import { content } from "../../support/content.ts";
-import { openLanding, signUpForm, toast, uniqueEmail, watchCspViolations } from "./support.ts";
+import { expect, openLanding, signUpForm, test, toast, uniqueEmail, watchCspViolations } from "./support.ts";
 
 const copy = content.form;
 

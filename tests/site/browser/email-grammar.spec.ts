@@ -1,11 +1,10 @@
 // The database accepts exactly the addresses the form's email field accepts: the browser's own
 // type=email check decides in Chromium, and the same address, normalised as the form sends it,
 // is then offered to the database through the REST API. Any disagreement is a bug on one side.
-import { expect, test } from "@playwright/test";
 import { LOCAL_PUBLISHABLE_KEY } from "../../../config/local-supabase.ts";
 import { normalizeSignUp } from "../../../src/lib/sign-up-rules.ts";
 import { content } from "../../support/content.ts";
-import { API_URL, openLanding } from "./support.ts";
+import { API_URL, expect, openLanding, test } from "./support.ts";
 
 const copy = content.form;
 

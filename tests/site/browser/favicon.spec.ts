@@ -1,6 +1,6 @@
 // /favicon.ico, which browsers and other clients ask for whatever the page links: Chromium decodes
 // it into the icon the pages link (favicon.svg). Its sizes and PNGs: tests/site/build/search-and-icon.test.ts.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support.ts";
 
 test("/favicon.ico decodes to the picture of favicon.svg", async ({ page }) => {
   await page.goto("/");

@@ -1,9 +1,8 @@
 // The landing page: every element, in a real browser against the production build.
-import { expect, test } from "@playwright/test";
 import { utcDateTime } from "../../../src/lib/calendar";
 import { localDateTime } from "../../../src/lib/local-time";
 import { content } from "../../support/content.ts";
-import { collectErrors, openLanding, screenshot } from "./support.ts";
+import { collectErrors, expect, newContext, openLanding, screenshot, test } from "./support.ts";
 
 const { launch, site, landing, form } = content;
 
@@ -94,7 +93,7 @@ for (const timezoneId of ["America/New_York", "Asia/Tokyo"]) {
   test(`shows the launch in the visitor's own time zone once hydrated (${timezoneId})`, async ({
     browser,
   }) => {
-    const context = await browser.newContext({ timezoneId, locale: "en-US" });
+    const context = await newContext(browser, { timezoneId, locale: "en-US" });
     const page = await context.newPage();
     await openLanding(page);
     await expect(page.locator("[data-local-time]")).toHaveText(`${landing.yourTime} ${shown}`);
@@ -113,7 +112,7 @@ test("the built HTML holds no local time, which the build cannot know", async ({
 
 test("nothing moves when the local time appears, even where it takes two lines", async ({ browser }) => {
   // A 320 px phone in India: "Your time: Sat, Jan 1, 2028, 5:30 AM GMT+5:30" wraps there.
-  const context = await browser.newContext({
+  const context = await newContext(browser, {
     viewport: { width: 320, height: 640 },
     timezoneId: "Asia/Kolkata",
     locale: "en-US",

@@ -1,7 +1,6 @@
 // The not-found page: any other path than /, answered with status 404 and plain HTML.
-import { expect, test } from "@playwright/test";
 import { content } from "../../support/content.ts";
-import { screenshot } from "./support.ts";
+import { expect, screenshot, test } from "./support.ts";
 
 const { notFound, landing } = content;
 

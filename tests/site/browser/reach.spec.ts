@@ -1,9 +1,9 @@
 // The sign-up form is within reach on first view, without scrolling: on laptops' short
 // screens, as on larger ones, the whole form down to its note; on a phone at least the email
 // field. Nothing of the landing page is dropped or reordered to get there.
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { content } from "../../support/content.ts";
-import { openLanding, screenshot } from "./support.ts";
+import { expect, newContext, openLanding, screenshot, test } from "./support.ts";
 
 const { launch, landing, form } = content;
 
@@ -40,7 +40,7 @@ for (const { inView, ...viewport } of SCREENS) {
   test(`at ${size}, the page shows everything through ${inView} without scrolling, in their order`, async ({
     browser,
   }, testInfo) => {
-    const context = await browser.newContext({ viewport });
+    const context = await newContext(browser, { viewport });
     const page = await context.newPage();
     await openLanding(page);
     expect(await page.evaluate(() => window.scrollY), "the page opens at its top").toBe(0);

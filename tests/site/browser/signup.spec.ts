@@ -1,15 +1,17 @@
 // The sign-up form (its states, validation, request and every outcome) against the production build and the embedded
 // backend. Real failures where they can be had (a real duplicate); network faults and a hang
 // are faked with page.route because they cannot be produced on demand.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { createRequire } from "node:module";
 import { content } from "../../support/content.ts";
 import {
   countRestCalls,
+  expect,
   openLanding,
   screenshot,
   signUpForm,
   storedRows,
+  test,
   toast,
   uniqueEmail,
 } from "./support.ts";

@@ -1,8 +1,16 @@
-// What the browser tests share: loading a page until its islands are live, collecting console
-// errors, saving screenshots to look at, axe's verdict, and signing up or reading the database
-// past the page.
+// What the browser tests share: their `test`, whose pages hold the endless animations still,
+// loading a page until its islands are live, collecting console errors, saving screenshots to
+// look at, axe's verdict, and signing up or reading the database past the page.
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, type TestInfo } from "@playwright/test";
+import {
+  test as base,
+  expect,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+  type TestInfo,
+} from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { LOCAL_SECRET_KEY } from "../../../config/local-supabase.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../../config/local-supabase.ts";
@@ -15,6 +23,45 @@ const copy = content.form;
 export const API_URL = useTestEnvironment().apiUrl;
 
 export const SCREENSHOT_DIR = "tests/artifacts/screenshots";
+
+/**
+ * Holds every endless animation of the pages of `context` (the backdrop's drift, the badge's
+ * pulse, a spinner) where it starts, from the page's first frame on. They change nothing a test
+ * reads (axe waits for every other animation to end; contrast.spec.ts measures the drift at both
+ * ends itself), but while they run the browser redraws the viewport at every frame: about 40% of
+ * a core for each open page, a tenth of the browser tests' CPU. Other animations and transitions
+ * (a toast's, a link's) run as a visitor sees them. A page without scripts (javaScriptEnabled:
+ * false) keeps them running.
+ */
+async function holdEndlessAnimations(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    document.addEventListener(
+      "animationstart",
+      (event) => {
+        for (const animation of (event.target as Element).getAnimations({ subtree: true })) {
+          if (animation.effect?.getComputedTiming().iterations === Infinity) animation.pause();
+        }
+      },
+      true,
+    );
+  });
+}
+
+/** Playwright's `test`, whose `page` holds the endless animations (holdEndlessAnimations). */
+export const test = base.extend({
+  context: async ({ context }, use) => {
+    await holdEndlessAnimations(context);
+    await use(context);
+  },
+});
+export { expect };
+
+/** A context of its own (a viewport, a time zone), whose pages hold the endless animations. */
+export async function newContext(browser: Browser, options: BrowserContextOptions): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await holdEndlessAnimations(context);
+  return context;
+}
 
 /** Opens `/` and waits until both islands have hydrated (Astro drops `ssr` when they have). */
 export async function openLanding(page: Page): Promise<void> {

@@ -2,9 +2,18 @@
 // next, at a phone's, a tablet's, two laptops' and a desktop's width, after each outcome of a
 // sign-up. The duplicate is real (the address is signed up first); the failure is a faked
 // network fault, which cannot be had on demand.
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { content } from "../../support/content.ts";
-import { expectNoAxeViolations, openLanding, screenshot, signUpDirectly, uniqueEmail } from "./support.ts";
+import {
+  expect,
+  expectNoAxeViolations,
+  newContext,
+  openLanding,
+  screenshot,
+  signUpDirectly,
+  test,
+  uniqueEmail,
+} from "./support.ts";
 
 const copy = content.form;
 
@@ -104,7 +113,7 @@ for (const viewport of VIEWPORTS) {
     test(`at ${viewport.width} px, the toast after a ${outcome} lies in the viewport and covers nothing needed next`, async ({
       browser,
     }, testInfo) => {
-      const context = await browser.newContext({ viewport });
+      const context = await newContext(browser, { viewport });
       const page = await context.newPage();
       const email = uniqueEmail(testInfo);
       await prepare(page, email);
@@ -138,7 +147,7 @@ test("a toast goes away on its own while the pointer rests where Notify Me was c
   browser,
 }, testInfo) => {
   // The width where the toast used to appear inside the card, under the pointer, which pauses it.
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const context = await newContext(browser, { viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await openLanding(page);
   await page.getByLabel(copy.emailLabel).fill(uniqueEmail(testInfo));
