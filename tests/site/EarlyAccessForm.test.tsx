@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 // The form island's states, validation and outcomes in a simulated DOM. The Supabase client is
 // replaced by a fake whose answers the test controls; the browser tests use the real one.
 import { act, cleanup, render, screen } from "@testing-library/react";

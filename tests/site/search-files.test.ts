@@ -1,4 +1,3 @@
-// @vitest-environment node
 // robots.txt and the sitemap, and whether a build has one (only with SITE_URL set).
 import { describe, expect, it } from "vitest";
 import { publicSite, robotsTxt, sitemapUrl, sitemapXml } from "../../src/lib/search-files";

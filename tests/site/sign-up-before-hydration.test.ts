@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 // The sign-up made before the form's island hydrates, step by step, in a simulated DOM: the
 // states it writes on the island, what it sends, and what the island takes over. The browser
 // tests (tests/site/browser/before-hydration.spec.ts) run the same with the real build and network.

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 // readSignUp: what a sign-up form's own fields hold, as the island and the before-hydration
 // sender read them (a simulated DOM; the browser tests use the real one).
 import { describe, expect, it } from "vitest";

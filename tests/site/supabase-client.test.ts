@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 // The page's Supabase client (src/lib/supabase-client.ts) is supabase-js's own, set up as the page
 // needs it: a sign-up is supabase-js's request, as a browser sends it, whatever the page's address
 // holds; and a session, were one ever made, is kept in local storage and refreshed unasked. In a
