@@ -5,7 +5,7 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { content } from "../../support/content.ts";
 import { measureContrast, MINIMUM_CONTRAST, type Measured } from "./contrast.ts";
-import { expect, test } from "./support.ts";
+import { expect, test as base } from "./support.ts";
 
 /**
  * Opens `/` once its islands have hydrated (they wait for an idle moment: a while, under load)
@@ -20,19 +20,29 @@ async function openLanding(page: Page) {
 
 const { form, notFound } = content;
 
+/**
+ * A test's `decoder`: a blank page beside `page`, which decodes every capture of the test (one
+ * page for all its states: each page of its own is a renderer started, half a second of CPU).
+ */
+const test = base.extend<{ decoder: Page }>({
+  decoder: async ({ page }, use) => {
+    const decoder = await page.context().newPage();
+    // The measured page in front again, as a visitor sees it: behind the decoder's window it drew
+    // a frame a second, and each capture and each wait for a frame waited for one (a minute a test).
+    await page.bringToFront();
+    await use(decoder);
+  },
+});
+
 /** Fails with every text below the minimum; attaches every measure to the report. */
 async function expectReadable(
   page: Page,
+  decoder: Page,
   testInfo: TestInfo,
   state: string,
   options: { within?: string; bothEnds?: boolean } = {},
 ) {
-  const decoder = await page.context().newPage();
-  // The measured page in front again, as a visitor sees it: behind the decoder's window it drew a
-  // frame a second, and each capture and each wait for a frame waited for one (a minute a test).
-  await page.bringToFront();
   const measured = await measureContrast(page, decoder, options);
-  await decoder.close();
   const lines = measured.map(
     (m: Measured) => `${m.ratio.toFixed(2)}:1  ${m.glyph} on ${m.background}  ${m.text}`,
   );
@@ -54,16 +64,18 @@ for (const viewport of [
     // Two captures of the viewport for every scroll and state, through large blurs: slow.
     test.setTimeout(600_000);
 
-    test("the landing page", async ({ page }, testInfo) => {
+    test("the landing page", async ({ page, decoder }, testInfo) => {
       await openLanding(page);
-      await expectReadable(page, testInfo, "at rest", { bothEnds: true });
+      await expectReadable(page, decoder, testInfo, "at rest", { bothEnds: true });
 
       const button = page.getByRole("button", { name: form.submit });
       await button.hover();
-      await expectReadable(page, testInfo, "the button hovered", { within: "form button" });
+      await expectReadable(page, decoder, testInfo, "the button hovered", { within: "form button" });
       const calendar = page.getByRole("link", { name: content.landing.addToCalendar });
       await calendar.hover();
-      await expectReadable(page, testInfo, "the calendar link hovered", { within: ".calendar-link" });
+      await expectReadable(page, decoder, testInfo, "the calendar link hovered", {
+        within: ".calendar-link",
+      });
 
       await page.mouse.move(0, 0);
       for (const [target, within] of [
@@ -73,11 +85,11 @@ for (const viewport of [
       ] as const) {
         await target.focus();
         expect(await target.evaluate((element) => element.matches(":focus-visible"))).toBe(true);
-        await expectReadable(page, testInfo, `${within} focused`, { within });
+        await expectReadable(page, decoder, testInfo, `${within} focused`, { within });
       }
     });
 
-    test("the landing page while it sends (disabled)", async ({ page }, testInfo) => {
+    test("the landing page while it sends (disabled)", async ({ page, decoder }, testInfo) => {
       await openLanding(page);
       // The sign-up held on its way, so that the form stays in its loading state: only the
       // network's timing is faked.
@@ -86,19 +98,19 @@ for (const viewport of [
       await page.getByRole("button", { name: form.submit }).click();
       const sending = page.getByRole("button", { name: form.submitting });
       await expect(sending).toBeDisabled();
-      await expectReadable(page, testInfo, "sending", { within: "form" });
+      await expectReadable(page, decoder, testInfo, "sending", { within: "form" });
     });
 
-    test("the not-found page", async ({ page }, testInfo) => {
+    test("the not-found page", async ({ page, decoder }, testInfo) => {
       await page.goto("/no/such/page");
-      await expectReadable(page, testInfo, "at rest", { bothEnds: true });
+      await expectReadable(page, decoder, testInfo, "at rest", { bothEnds: true });
       const back = page.getByRole("link", { name: notFound.returnLink });
       await back.hover();
-      await expectReadable(page, testInfo, "the link hovered", { within: "main a" });
+      await expectReadable(page, decoder, testInfo, "the link hovered", { within: "main a" });
       await page.mouse.move(0, 0);
       await back.focus();
       expect(await back.evaluate((element) => element.matches(":focus-visible"))).toBe(true);
-      await expectReadable(page, testInfo, "the link focused", { within: "main a" });
+      await expectReadable(page, decoder, testInfo, "the link focused", { within: "main a" });
     });
   });
 }
