@@ -1,6 +1,6 @@
 // @ts-check
 import { defineConfig, devices } from "@playwright/test";
-import { CHROMIUM_FLAGS, systemChromium } from "./tools/chromium.ts";
+import { systemChromium, TEST_CHROMIUM_FLAGS } from "./tools/chromium.ts";
 import { useTestEnvironment } from "./tests/test-environment.ts";
 
 // Ports, build folder and database of the tests' own, never the developer's; `npm test` has
@@ -34,7 +34,7 @@ export default defineConfig({
       // elsewhere the one `npx playwright install chromium` fetched (`npm test` fetches it:
       // tests/prerequisites/).
       executablePath: systemChromium(),
-      args: CHROMIUM_FLAGS,
+      args: TEST_CHROMIUM_FLAGS,
     },
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
