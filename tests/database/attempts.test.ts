@@ -8,11 +8,11 @@
 // Real requests through the endpoint, from the loopback range (Linux routes all of 127.0.0.0/8
 // to the loopback), in databases whose ceilings are small (the rules read their numbers from the
 // table, so a flood of ten proves what a flood of a thousand does: `npm run bench:flood` sends
-// the full-size floods). A test that counts to an exact refusal has a database of its own: a
-// client that shares every cell of a ceiling's sketch with a busy stranger is refused with it, by
-// design (25_sign_up_rules.sql). The buckets over time run through the real trigger at instants
-// the test sets.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// the full-size floods). A test that counts to an exact refusal starts from no counts (the
+// database's forgotten, FORGET_COUNTS, or a database of its own): a client that shares every cell
+// of a ceiling's sketch with a busy stranger is refused with it, by design (25_sign_up_rules.sql).
+// The buckets over time run through the real trigger at instants the test sets.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { connectPool } from "../../tools/local-supabase/database/pool.ts";
@@ -35,6 +35,7 @@ import {
   type TestSupabase,
 } from "../support/database.ts";
 import {
+  FORGET_COUNTS,
   limitIn,
   limitsOf,
   SMALL_NETWORK_CEILINGS as SMALL,
@@ -53,12 +54,6 @@ beforeAll(async () => {
   limits = await limitsOf(owner);
 });
 afterAll(() => backend.close());
-
-/** A backend on a database of its own with the small limits, closed with `await using`. */
-async function backendOfItsOwn() {
-  const alone = await startTestSupabase({ seed: SMALL });
-  return Object.assign(alone, { [Symbol.asyncDispose]: () => alone.close() });
-}
 
 /** An address on the list, stored by the owner (no visitor's count spent on it). */
 async function listedAddress(db: Database = owner): Promise<string> {
@@ -102,19 +97,20 @@ const KINDS: Array<[string, (listed: string) => RestCall, number]> = [
 ];
 
 describe("from one address", () => {
+  // Each kind from the same address, counted from nothing.
+  beforeEach(() => owner.exec(FORGET_COUNTS));
+
   it.for(KINDS)(
     "%s: answered as such, then 429 where a flood of sign-ups meets it; no probe stored, nothing marked",
     async ([, call, answer], { skip }) => {
       const from = "127.0.10.1";
       if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
-      await using alone = await backendOfItsOwn();
-      const { owner } = alone;
       const { max } = ceiling("per address per hour");
-      const listed = await listedAddress(owner);
+      const listed = await listedAddress();
       const deadBefore = await deadRows(owner);
       const statuses: number[] = [];
       for (let sent = 0; sent < 3 * max; sent++)
-        statuses.push((await restFrom(from, alone, call(listed))).status);
+        statuses.push((await restFrom(from, backend, call(listed))).status);
 
       // One after another, the bucket drains nothing in between (a tenth of an hour per attempt).
       expect(statuses.slice(0, max)).toEqual(Array(max).fill(answer));
@@ -167,12 +163,13 @@ describe("from many addresses of one network", () => {
   }) => {
     if (!(await canSendFrom("127.0.30.1"))) skip("this machine cannot send from 127.0.30.1 (macOS)");
     const { max } = ceiling("per network per hour");
-    /** 3 × the network's ceiling, one from each of 25 addresses in turn, until one is refused. */
+    /** 3 × the network's ceiling, one from each of 25 addresses in turn, counted from nothing, until one is refused. */
     const firstRefusal = async (call: (listed: string) => RestCall) => {
-      await using alone = await backendOfItsOwn();
-      const listed = await listedAddress(alone.owner);
+      await owner.exec(FORGET_COUNTS);
+      const listed = await listedAddress();
       for (let sent = 0; sent < 3 * max; sent++) {
-        if ((await restFrom(`127.0.30.${1 + (sent % 25)}`, alone, call(listed))).status === 429) return sent;
+        if ((await restFrom(`127.0.30.${1 + (sent % 25)}`, backend, call(listed))).status === 429)
+          return sent;
       }
       return null;
     };
