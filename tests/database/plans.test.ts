@@ -89,12 +89,7 @@ it("no statement of a sign-up is estimated at PostgreSQL's threshold for compili
   // cells' columns and nextval are plain PL/pgSQL expressions, which no plan holds), the paces,
   // the mark, the forgetting.
   const statements = plans.map(({ statement }) => statement).join("\n");
-  for (const step of [
-    "charge_order",
-    "sign_up_sources",
-    "paces_past",
-    "for update of source skip locked",
-  ]) {
+  for (const step of ["charge_order", "sign_up_sources", "paces_past", "for update of source skip locked"]) {
     expect(statements).toContain(step);
   }
   const costly = plans.filter(({ cost }) => cost >= threshold);

@@ -20,7 +20,7 @@ export const SERVER_LOG_FILE_CAP = 1024 * 1024;
  * Appends what `streams` carry to the folder's log until they all end, rotating as it goes.
  * Resolves once everything they carried is written.
  */
-export function keepServerLog(
+export async function keepServerLog(
   folder: string,
   streams: Readable[],
   fileCap = SERVER_LOG_FILE_CAP,
@@ -51,13 +51,12 @@ export function keepServerLog(
         stream.once("close", resolve);
       }),
   );
-  return Promise.all(ended).then(() => {
-    try {
-      closeSync(file);
-    } catch {
-      // Closed already, by a rotation that failed halfway.
-    }
-  });
+  await Promise.all(ended);
+  try {
+    closeSync(file);
+  } catch {
+    // Closed already, by a rotation that failed halfway.
+  }
 }
 
 /** The log's last `count` lines. */
