@@ -123,6 +123,13 @@ export function uniqueEmail(label = "visitor"): string {
   return `${label}-${randomUUID()}@example.com`;
 }
 
+/**
+ * One client of each of `count` networks (a /24 each, from 100.64.0.0/10, which no other test
+ * uses), the `second` block of 256 networks first: tests that send from many networks.
+ */
+export const oneClientPerNetwork = (count: number, second = 0) =>
+  Array.from({ length: count }, (_, index) => `100.${64 + second + (index >> 8)}.${index & 255}.7`);
+
 /** How many of these addresses the table holds, read as the database's owner, past every rule. */
 export async function storedCount(owner: Database, emails: string[]): Promise<number> {
   const { rows } = await owner.query<{ n: number }>(
