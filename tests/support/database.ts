@@ -124,11 +124,11 @@ export function uniqueEmail(label = "visitor"): string {
 }
 
 /**
- * One client of each of `count` networks (a /24 each, from 100.64.0.0/10, which no other test
- * uses), the `second` block of 256 networks first: tests that send from many networks.
+ * One client of each of `count` networks (a /24 each, in 100.64.0.0/10, which no other test
+ * uses), from the `block`th run of 256 networks on: tests of one database pass different blocks.
  */
-export const oneClientPerNetwork = (count: number, second = 0) =>
-  Array.from({ length: count }, (_, index) => `100.${64 + second + (index >> 8)}.${index & 255}.7`);
+export const oneClientPerNetwork = (count: number, block = 0) =>
+  Array.from({ length: count }, (_, index) => `100.${64 + block + (index >> 8)}.${index & 255}.7`);
 
 /** How many of these addresses the table holds, read as the database's owner, past every rule. */
 export async function storedCount(owner: Database, emails: string[]): Promise<number> {
