@@ -16,19 +16,16 @@ import {
 } from "../support/database.ts";
 import { FLOOD_LIMITS, limitIn, limitsOf } from "./small-limits.ts";
 
-/** The API's connections, as in ceilings.test.ts. */
-const CONNECTIONS = 20;
-
 /**
- * A sign-up of a new address from each of `clients`, in order, run on the server: each as requestOverSql
- * runs it (the same two statements: VISITOR_SETTINGS_SQL with the edge's headers, then
- * INSERT_BODY_SQL), logged in as authenticator, and committed on its own (COMMIT in a DO block),
- * without a round trip from Node each. The two are prepared once and executed for each sign-up,
- * as PostgREST runs its statements (prepared): a string run by EXECUTE is parsed and planned
- * anew each time, a sixth of what these sign-ups cost the server. A refusal by the rules (PGRST)
- * rolls its sign-up back, as PostgREST's rollback does (the counts, in sequences, stay charged
- * either way), and is counted; any other error fails the call. For claims about the sketch's
- * counting, not about concurrency. How many were refused.
+ * A sign-up of a new address from each of `clients`, in order, run on the server, all on one
+ * connection: each as requestOverSql runs it (the same two statements: VISITOR_SETTINGS_SQL with
+ * the edge's headers, then INSERT_BODY_SQL), logged in as authenticator, and committed on its own
+ * (COMMIT in a DO block), without a round trip from Node each. The two are prepared once and
+ * executed for each sign-up, as PostgREST runs its statements (prepared): a string run by EXECUTE
+ * is parsed and planned anew each time, a sixth of what these sign-ups cost the server. A refusal
+ * by the rules (PGRST) rolls its sign-up back, as PostgREST's rollback does (the counts, in
+ * sequences, stay charged either way), and is counted; any other error fails the call. For claims
+ * about the sketch's counting, not about concurrency. How many were refused.
  */
 async function signUpsOnServer({ database, owner }: TestDatabase, clients: string[]): Promise<number> {
   const batch = `on-server-${randomUUID()}`;
@@ -67,7 +64,7 @@ async function signUpsOnServer({ database, owner }: TestDatabase, clients: strin
 
 describe("nobody real refused, strangers pay little", () => {
   it("5,000 clients signing up 3 times within the hour are all stored", async () => {
-    const test = await openTestDatabase({ seed: null, poolSize: CONNECTIONS });
+    const test = await openTestDatabase({ seed: null });
     try {
       const clients = Array.from(
         { length: 5_000 },
@@ -88,7 +85,6 @@ describe("nobody real refused, strangers pay little", () => {
     const test = await openTestDatabase({
       seed: `${FLOOD_LIMITS}
         update private.client_key_secret set secret = sha256('tests/database/crowds.test.ts'::bytea);`,
-      poolSize: CONNECTIONS,
     });
     try {
       const ceiling = limitIn(await limitsOf(test.owner), "ceiling", "per address per hour");
