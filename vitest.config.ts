@@ -37,16 +37,18 @@ const ON_POSTGRES_15 = {
     "addresses", // the checks on an address and a phone: the server's regular expressions and Unicode tables
     "concurrency", // the unique check and ON CONFLICT between concurrent transactions: the server's locks
     "deploy", // `supabase db push` with the real CLI, against that major
-    "attempts", // every attempt charged: sequences, nextval and setval, casts after the insert, a burst of shapes
-    "ceilings", // the sketches' floods over concurrent connections, and their resize under a 20-connection server's lock table
+    "attempts", // which failures are charged and which the rules never see: sequences, casts, a burst of shapes
+    "ceilings", // floods over concurrent connections held to their ceilings, and the failures' sketch resized
     "plans", // every statement's estimate below jit_above_cost, from that major's planner
     "request-gate", // the pre-request gate as PostgREST runs it: role settings, and what 15 plans before a privilege check
     "schema", // the migrations build what the schema files declare, read from that major's catalog
     "security-advisor", // the Advisor's lints and the API roles' privileges, from that major's catalog
     "sign-up-limits", // every function of the rules once (inet, jsonb, hashing, row locks, plans), through the endpoint
+    "strangers", // none of a thousand fresh visitors refused beside a flood: the promise itself, on each major
     // Not: client-address (the gateway takes the socket's address, in Node); crowds (the same
-    // functions' counting over thousands of clients, one at a time); migration-names (file names, no
-    // server); sign-up-buckets (the same functions' arithmetic at many instants).
+    // functions' counting over 15,000 sign-ups, one at a time, as strangers.test.ts runs them);
+    // migration-names (file names, no server); sign-up-buckets (the same functions' arithmetic at
+    // many instants).
   ],
   "local-supabase": [
     "database", // Supabase's roles, a request's transaction and its settings

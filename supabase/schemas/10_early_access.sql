@@ -6,7 +6,7 @@
 
 create table public.early_access (
   id uuid primary key default gen_random_uuid(),
-  -- Stored normalised (the trigger below), so that the unique constraint means one row per
+  -- Stored normalised (private.normalized, below), so that the unique constraint means one row per
   -- address, whatever its case or surrounding spaces.
   email text not null,
   -- Free text, no format check (the form has none); an empty phone is stored as null.
@@ -21,61 +21,73 @@ comment on table public.early_access is 'People who asked for early access, one 
 
 -- What is stored ------------------------------------------------------------------------------
 
--- Normalises what visitors type, then refuses what the form would not send, before the sign-up
--- rules count anything (BEFORE triggers fire in name order: this one first). Lengths come
--- first, so that no trim or regex ever reads more than a real field holds:
---   - the email: what JavaScript's trim() takes off (every Unicode space), as the form does
---     before sending; then only A to Z lowered: lower() would turn some other letters into ASCII
---     ones (the Kelvin sign into k), and store an address the browser refuses as one it accepts.
---     Then exactly what the form's email field accepts: the browser's type=email grammar (WHATWG
---     "valid e-mail address"), at most 254 characters: no second '@', spaces, control or format
---     characters, or letters beyond ASCII;
---   - the phone: free text, trimmed, empty stored as null, at most 32 characters, with nothing
---     invisible in it: no control (Cc) or format (Cf) characters, line or paragraph separators,
---     blank fillers (Braille, Hangul), private-use characters, noncharacters, and no
---     Default_Ignorable_Code_Point at all (Unicode's DerivedCoreProperties.txt), assigned or not:
---     combining grapheme joiner, variation selectors, Mongolian and Khmer invisibles, tag
---     characters, and the ranges kept for future ones.
--- A refusal is SQLSTATE 23514 (HTTP 400) naming the rule, as a check constraint would.
-create function private.check_sign_up()
-returns trigger
-language plpgsql
-security invoker
-set search_path = ''
-as $$
+-- What visitors type, normalised as the form does before sending, unless a field is longer than
+-- 1,000 characters, far beyond any real one: private.broken_check refuses that at once, before any
+-- trim or regex reads it.
+--   - the email: what JavaScript's trim() takes off (every Unicode space); then only A to Z
+--     lowered: lower() would turn some other letters into ASCII ones (the Kelvin sign into k), and
+--     store an address the browser refuses as one it accepts;
+--   - the phone: trimmed, empty stored as null.
+create function private.normalized(sign_up public.early_access)
+returns public.early_access
+language plpgsql immutable set search_path = '' as $$
 declare
   -- What JavaScript's trim() takes off.
   spaces constant text := E'\t\n\u000b\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
-  broken text;
 begin
-  if char_length(new.email) > 1000 then
-    broken := 'early_access_email_check';
-  elsif char_length(new.phone) > 1000 then
-    broken := 'early_access_phone_check';
-  else
-    new.email := translate(btrim(new.email, spaces), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
-    new.phone := nullif(btrim(new.phone, spaces), '');
-    if char_length(new.email) > 254
-       or new.email !~ '^[a-z0-9.!#$%&''*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$' then
-      broken := 'early_access_email_check';
-    elsif char_length(new.phone) > 32
-       or new.phone ~ '[\u0001-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff\U0001fffe-\U0001ffff\U0002fffe-\U0002ffff\U0003fffe-\U0003ffff\U0004fffe-\U0004ffff\U0005fffe-\U0005ffff\U0006fffe-\U0006ffff\U0007fffe-\U0007ffff\U0008fffe-\U0008ffff\U0009fffe-\U0009ffff\U000afffe-\U000affff\U000bfffe-\U000bffff\U000cfffe-\U000cffff\U000dfffe-\U000dffff\U000efffe-\U000effff]' then
-      broken := 'early_access_phone_check';
-    end if;
+  if coalesce(char_length(sign_up.email) <= 1000, true) and coalesce(char_length(sign_up.phone) <= 1000, true) then
+    sign_up.email := translate(btrim(sign_up.email, spaces), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+    sign_up.phone := nullif(btrim(sign_up.phone, spaces), '');
   end if;
-  if broken is not null then
-    raise exception using
-      errcode = 'check_violation',
-      message = format('new row for relation "early_access" violates check constraint "%s"', broken),
-      schema = 'public', table = 'early_access', constraint = broken;
-  end if;
-  return new;
+  return sign_up;
 end;
 $$;
 
-create trigger early_access_1_check
-  before insert or update on public.early_access
-  for each row execute function private.check_sign_up();
+-- The check a normalised sign-up breaks, named as a check constraint would be, or null. Lengths
+-- first, so that no regex ever reads more than a real field holds:
+--   - the email: exactly what the form's email field accepts, the browser's type=email grammar
+--     (WHATWG "valid e-mail address"), at most 254 characters: no second '@', spaces, control or
+--     format characters, or letters beyond ASCII;
+--   - the phone: free text, at most 32 characters, with nothing invisible in it: no control (Cc)
+--     or format (Cf) characters, line or paragraph separators, blank fillers (Braille, Hangul),
+--     private-use characters, noncharacters, and no Default_Ignorable_Code_Point at all
+--     (Unicode's DerivedCoreProperties.txt), assigned or not: combining grapheme joiner,
+--     variation selectors, Mongolian and Khmer invisibles, tag characters, and the ranges kept
+--     for future ones.
+-- A missing email breaks none of these: the NOT NULL constraint refuses it.
+create function private.broken_check(sign_up public.early_access)
+returns text
+language plpgsql immutable set search_path = '' as $$
+begin
+  if char_length(sign_up.email) > 1000 then
+    return 'early_access_email_check';
+  elsif char_length(sign_up.phone) > 1000 then
+    return 'early_access_phone_check';
+  elsif char_length(sign_up.email) > 254
+     or sign_up.email !~ '^[a-z0-9.!#$%&''*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$' then
+    return 'early_access_email_check';
+  elsif char_length(sign_up.phone) > 32
+     or sign_up.phone ~ '[\u0001-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff\U0001fffe-\U0001ffff\U0002fffe-\U0002ffff\U0003fffe-\U0003ffff\U0004fffe-\U0004ffff\U0005fffe-\U0005ffff\U0006fffe-\U0006ffff\U0007fffe-\U0007ffff\U0008fffe-\U0008ffff\U0009fffe-\U0009ffff\U000afffe-\U000affff\U000bfffe-\U000bffff\U000cfffe-\U000cffff\U000dfffe-\U000dffff\U000efffe-\U000effff]' then
+    return 'early_access_phone_check';
+  end if;
+  return null;
+end;
+$$;
+
+-- Refuses a sign-up that breaks `broken`, with SQLSTATE 23514 (HTTP 400), as a check constraint would.
+create function private.refuse_check(broken text)
+returns void
+language plpgsql volatile set search_path = '' as $$
+begin
+  raise exception using
+    errcode = 'check_violation',
+    message = format('new row for relation "early_access" violates check constraint "%s"', broken),
+    schema = 'public', table = 'early_access', constraint = broken;
+end;
+$$;
+
+revoke all on function private.normalized(public.early_access), private.broken_check(public.early_access),
+  private.refuse_check(text) from public, anon, authenticated, service_role;
 
 -- Who may do what -----------------------------------------------------------------------------
 
@@ -83,7 +95,7 @@ alter table public.early_access enable row level security;
 
 -- A visitor (the publishable key acts as anon) adds one sign-up per request and reads back only
 -- that row, never anyone else's: the trigger that admits a sign-up
--- (private.admit_sign_up, in 25_sign_up_rules.sql) marks its transaction with the row's id, in a
+-- (private.before_sign_up, in 25_sign_up_rules.sql) marks its transaction with the row's id, in a
 -- transaction-local setting that nothing a client sends can set, gone when the request ends.
 -- (Compared as a uuid, so that a read-back finds the row by its primary key; read once per
 -- statement, `(select …)`, not once per row.)

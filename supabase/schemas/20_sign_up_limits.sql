@@ -3,38 +3,35 @@
 -- person is refused because others share their address (offices, campuses, conference Wi-Fi,
 -- carrier NAT): past a pace a sign-up is stored and marked for the owner's review; only past a
 -- ceiling, far beyond any crowd, is one refused, with 429. To change a limit on a live project,
--- change it here and in a new migration (the README's "Common changes").
+-- change it here and in a new migration that ends with `call private.make_failure_cells();`
+-- (supabase/README.md, "Changing a limit").
 
 -- What "one client" is, per scope: an address (an IPv4 address, or an IPv6 /56, what an ISP hands
--- one customer), or its network (an IPv4 /24, an IPv6 /48). A scope's paces are counted in
--- `shards` that each hold their share of every pace: a stored sign-up holds its shard's row lock
+-- one customer), or its network (an IPv4 /24, an IPv6 /48). A scope's sign-ups are counted in
+-- `shards` that each hold their share of every limit: a stored sign-up holds its shard's row lock
 -- until its commit is on disk, so a network's sign-ups take turns per shard, not all in one line.
--- Its ceilings are each counted in a sketch of `ceiling_rows` rows of `ceiling_width` cells
--- (25_sign_up_rules.sql, "Attempts"): a client counts in one cell a row, and is refused only when
--- every one of its cells is full. With k of a scope's clients held at a ceiling, a stranger is
--- refused there about (1 - e^(-k / width))^rows of the time: with 100 addresses held, about 1.1%;
--- with 20 networks held, about 1.9% (48: 15%). A sketch holds about width x the ceiling's attempts
--- before strangers' cells fill by chance (an address's: 256,000 an hour; a network's: 128,000 an
--- hour, 640,000 a day). Each cell is a sequence of 16 kB: a resize makes and drops them in one
--- transaction, at most 3,000 at once (private.make_ceiling_cells says why). Why these sizes: an
--- address's four rows keep strangers' losses near 1% beside 100 held addresses (1.3% measured);
--- a network's take what is left of the 3,500 cells the migration from the slots could make and
--- drop at once (it drops 1,024 and makes these 2,432), and a network is held only by several
--- addresses at their ceilings at once.
+-- Its failures (what the rules refuse: 25_sign_up_rules.sql) are counted in a sketch of
+-- `sketch_rows` rows of `sketch_width` cells per ceiling, shared by every client of the scope: a
+-- client counts in one cell a row, and a failure of its own meets 429 when every one of its
+-- cells is full. With k of a scope's clients held at a ceiling by their failures, a stranger's
+-- own failure meets 429 there about (1 - e^(-k / width))^rows of the time for an address (a held
+-- address fills its cell alone); a network's cell is full with two held networks in it. A new
+-- sign-up never reads the sketch. Each cell is a sequence of about 10 kB with its catalog rows:
+-- the sizes keep what the rules add to a project under 8 MB (`npm run bench:cost`).
 create table private.sign_up_scopes (
   name text primary key check (name in ('address', 'network')),
   ipv4_prefix integer not null check (ipv4_prefix between 0 and 32),
   ipv6_prefix integer not null check (ipv6_prefix between 0 and 128),
   shards integer not null check (shards between 1 and 64),
   -- A row's column is 4 bytes of the client's 32-byte keyed hash: at most 8 rows.
-  ceiling_rows integer not null check (ceiling_rows between 1 and 8),
-  ceiling_width integer not null check (ceiling_width between 1 and 3000)
+  sketch_rows integer not null check (sketch_rows between 1 and 8),
+  sketch_width integer not null check (sketch_width between 1 and 3000)
 );
 comment on table private.sign_up_scopes is
-  'What one client is, per scope of the sign-up limits, in how many shards its paces are counted, and the size of its ceilings'' sketches.';
-insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix, shards, ceiling_rows, ceiling_width) values
-  ('address', 32, 56, 1, 4, 256),
-  ('network', 24, 48, 16, 3, 64);
+  'What one client is, per scope of the sign-up limits, in how many shards its sign-ups are counted, and the size of the sketch its failures are counted in.';
+insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix, shards, sketch_rows, sketch_width) values
+  ('address', 32, 56, 1, 1, 224),
+  ('network', 24, 48, 16, 1, 96);
 
 -- Each limit is a leaky bucket (GCRA) that holds max_sign_ups and drains that many every
 -- window_length: one comes free every window_length / max_sign_ups. A sign-up is over a limit
@@ -53,8 +50,8 @@ comment on table private.sign_up_limits is
   'Leaky buckets per client: max_sign_ups, draining that many each window_length. Past a pace, a sign-up is stored and marked for review; past a ceiling, it is refused (429).';
 
 -- THE LIMITS. Every number of the rules is in this file, and only here (how the counts are kept
--- is below): documents and tests read them from these tables. Paces, as a crowd of people rarely passes them and a script does at once.
--- Ceilings, far above any crowd: per address, an hour's (a keynote's whole audience behind one
+-- is below): documents and tests read them from these tables. Paces, as a crowd of people rarely
+-- passes them and a script does at once. Ceilings, far above any crowd: per address, an hour's (a keynote's whole audience behind one
 -- address; a flood from one address stores about this many, all past the pace marked) and a
 -- day's (three such crowds); per network (a campus, a carrier's NAT pool: 250 people from 250
 -- addresses of one /24 are all stored), where a script rotating through a /24's 256 addresses,
@@ -68,15 +65,16 @@ insert into private.sign_up_limits (kind, name, per, window_length, max_sign_ups
   ('ceiling', 'per network per hour', 'network', interval '1 hour', 2000),
   ('ceiling', 'per network per day', 'network', interval '1 day', 10000);
 
--- How the rules keep their paces, in numbers (25_sign_up_rules.sql says how each is used): one
--- sign-up in forget_one_in that adds a source looks at forget_batch others and forgets those whose
--- paces are all empty, so that the paces' table stays about as large as a day's clients.
+-- How the rules keep their clients' counts, in numbers (25_sign_up_rules.sql says how each is
+-- used): one sign-up in forget_one_in that adds a source looks at forget_batch others and forgets
+-- those whose buckets are all empty, so that the sources' table stays about as large as a day's
+-- clients.
 create table private.sign_up_counting (
   only_row boolean primary key default true check (only_row),
   forget_batch integer not null check (forget_batch > 0),
   forget_one_in integer not null check (forget_one_in between 1 and 256)
 );
-comment on table private.sign_up_counting is 'How the sign-up rules keep their paces: how fast empty ones are forgotten.';
+comment on table private.sign_up_counting is 'How the sign-up rules keep their clients'' counts: how fast empty ones are forgotten.';
 insert into private.sign_up_counting (forget_batch, forget_one_in) values (32, 8);
 
 -- The statistics the planner reads for these tables, taken now: autovacuum analyzes a table only

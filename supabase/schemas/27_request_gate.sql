@@ -5,12 +5,11 @@
 -- path and headers: before the statement is planned. PostgreSQL plans a statement before it
 -- checks privileges or row security, and compiles a filter's regular expression while planning,
 -- so without the gate a read the public key may not make still costs what its plan costs (three
--- seconds of CPU for `?email=match.((a?){1,30}){1,30}`), and a request that fails before the
--- sign-up rules (an invalid or null address, a column it may not write) costs nothing.
+-- seconds of CPU for `?email=match.((a?){1,30}){1,30}`).
 --
 -- So, for the public key (anon, and authenticated, a signed-in user, whom the site never has):
---   - a POST to /early_access, the page's sign-up, is charged to its client's ceilings here,
---     before anything can fail (private.charge_request, 25_sign_up_rules.sql);
+--   - a POST to /early_access, the page's sign-up, goes on to the sign-up rules
+--     (25_sign_up_rules.sql), which judge and count it;
 --   - every other request (GET, HEAD, PATCH, PUT, DELETE, any other path, /rpc/…) is refused
 --     with 42501, which PostgREST answers 401 (403 for authenticated), as it answers a missing
 --     grant: the owner's command reads that as "this key may not do this".
@@ -27,19 +26,12 @@ comment on schema request_gate is 'PostgREST''s pre-request function; never expo
 revoke all on schema request_gate from public;
 grant usage on schema request_gate to anon, authenticated, service_role;
 
--- SECURITY DEFINER, to charge the attempt in `private`, which no API role may use; it reads
--- nothing a client chooses but the method and the path, and charges only what a sign-up costs.
+-- It reads nothing but the request's role, method and path, and runs with the caller's rights.
 create function request_gate.check_request()
-returns void language plpgsql security definer set search_path = '' as $$
-declare
-  charged boolean;
+returns void language plpgsql security invoker set search_path = '' as $$
 begin
-  -- The request's role (current_user is this function's owner).
-  if current_setting('role') not in ('anon', 'authenticated') then
-    return;
-  end if;
-  if current_setting('request.method', true) = 'POST' and current_setting('request.path', true) = '/early_access' then
-    charged := private.charge_request();
+  if current_user not in ('anon', 'authenticated')
+     or (current_setting('request.method', true) = 'POST' and current_setting('request.path', true) = '/early_access') then
     return;
   end if;
   raise exception using

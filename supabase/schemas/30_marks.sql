@@ -21,40 +21,16 @@ create policy "Visitors never see marks"
   to anon, authenticated
   using (false) with check (false);
 
--- Judges a sign-up against its sources' paces (private.admit_sign_up calls it, with each source
--- as counted, at the instant it is judged), and holds the mark for private.record_mark: the
--- reasons in words, and the source's short keyed id (the first bytes of its address's keyed
--- hash). In a transaction-local setting, as the admitted sign-up's id is.
-create function private.mark_past_pace(sign_up_id uuid, address private.sign_up_source,
-                                       network private.sign_up_source, at float8)
-returns void language plpgsql set search_path = '' as $$
+-- Marks a stored sign-up for review (private.after_sign_up calls it, once the sign-up is counted
+-- past a pace): the source's short keyed id (the first 6 bytes of its address's keyed hash) and
+-- the paces it passed, in words.
+create function private.record_mark(sign_up_id uuid, source_key bytea, reasons text)
+returns void language plpgsql volatile set search_path = '' as $$
 begin
-  perform set_config('early_access.mark', json_build_object('sign_up_id', sign_up_id,
-            'source', encode(substring(address.source_key from 1 for 6), 'hex'),
-            'reason', string_agg(format('about %s sign-ups %s (pace: %s)', o.sign_ups, o.name, o.max_sign_ups), '; '))::text, true)
-     from (select * from private.paces_past(address, at) union all select * from private.paces_past(network, at)) o
-   having count(*) > 0;
+  insert into public.early_access_marks (sign_up_id, source, reason)
+  values (sign_up_id, encode(substring(source_key from 1 for 6), 'hex'), reasons);
 end;
 $$;
-
--- Writes the mark private.mark_past_pace held, once the sign-up's row is stored: only a row that
--- was inserted gets one (an upsert that skips a duplicate leaves none behind). Called only when
--- a mark is held.
-create function private.record_mark()
-returns trigger language plpgsql security definer set search_path = '' as $$
-declare
-  mark json := nullif(current_setting('early_access.mark', true), '')::json;
-begin
-  if (mark ->> 'sign_up_id')::uuid = new.id then
-    insert into public.early_access_marks (sign_up_id, source, reason) values (new.id, mark ->> 'source', mark ->> 'reason');
-  end if;
-  return null;
-end;
-$$;
-
-create trigger early_access_3_mark
-  after insert on public.early_access
-  for each row when (current_setting('early_access.mark', true) <> '') execute function private.record_mark();
 
 -- Every sign-up with its mark, if any, and its address's domain. Security invoker: read with the
 -- reader's own rights. Its mark columns are subqueries, so the view stays updatable: the owner
@@ -85,5 +61,4 @@ revoke all on table public.early_access_marks, public.early_access_with_marks, p
 grant select, delete on table public.early_access_marks to service_role;
 grant select, delete on table public.early_access_with_marks to service_role;
 grant select on table public.early_access_sources to service_role;
-revoke all on function private.mark_past_pace(uuid, private.sign_up_source, private.sign_up_source, float8),
-  private.record_mark() from public, anon, authenticated, service_role;
+revoke all on function private.record_mark(uuid, bytea, text) from public, anon, authenticated, service_role;

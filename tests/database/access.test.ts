@@ -143,7 +143,7 @@ describe("the helpers behind the sign-up rules", () => {
     "sign_up_limits",
     "sign_up_scopes",
     "sign_up_counting",
-    "sign_up_ceilings",
+    "failure_sketches",
     "sign_up_sources",
     "client_key_secret",
   ])("are out of the API's reach, even with the secret key: %s", async (table) => {
@@ -161,9 +161,9 @@ describe("the helpers behind the sign-up rules", () => {
   });
 });
 
-describe("the ceilings' cells", () => {
+describe("the failures' cells", () => {
   it.each(["anon", "authenticated", "service_role"])(
-    "%s can neither read nor move a cell, nor charge a request, even with the SQL a request could run",
+    "%s can neither read nor move a cell, nor charge a failure, even with the SQL a request could run",
     async (role) => {
       const { rows } = await backend.owner.query<{ cell: string; oid: number }>(
         `select c.oid::regclass::text as cell, c.oid::integer as oid from pg_catalog.pg_class c
@@ -176,7 +176,7 @@ describe("the ceilings' cells", () => {
         `select nextval('${cell}')`,
         // By its number, which needs no use of the schema: the cell's own privileges refuse it.
         `select nextval(${oid})`,
-        "select private.charge_request()",
+        "select private.charge_failure('192.0.2.1')",
       ]) {
         await expect(
           backend.owner.transaction(async (tx) => {

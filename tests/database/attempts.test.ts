@@ -1,17 +1,21 @@
-// Every attempt costs what a sign-up costs, whatever fails after the rules and whatever shape the
-// request takes: a duplicate, a body of several rows (either order), an upsert that skips a
-// listed address, a cast in `select` that fails only on a new row. Each is charged to its
-// address's and its network's ceilings, hourly and daily, where no rollback reaches, and meets
-// 429 where a flood of sign-ups does. No request shape waits for another in a circle, and no
-// answer names anything but the list.
+// What each request shape costs its client, whatever fails and however the request is formed.
+// A new sign-up is judged by its own client's sign-ups alone. What the rules refuse (a duplicate,
+// a body of several rows in either order, an upsert that skips a listed address, an invalid or
+// missing address) is charged to its client's ceilings where no rollback reaches, and meets 429
+// where its client's failures pass one: asking whether an address is listed costs what signing up
+// costs. What PostgreSQL refuses itself (a cast in `select`, a column the key may not write, a
+// body it cannot parse) is counted nowhere: it stores nothing, and costs the client's own sign-ups
+// nothing. No request shape waits for another in a circle, and no answer names anything but the
+// list.
 //
 // Real requests through the endpoint, from the loopback range (Linux routes all of 127.0.0.0/8
 // to the loopback), in databases whose ceilings are small (the rules read their numbers from the
 // table, so a flood of ten proves what a flood of a thousand does: `npm run bench:flood` sends
 // the full-size floods). A test that counts to an exact refusal starts from no counts (the
-// database's forgotten, FORGET_COUNTS, or a database of its own): a client that shares every cell
-// of a ceiling's sketch with a busy stranger is refused with it, by design (25_sign_up_rules.sql).
-// The buckets over time run through the real trigger at instants the test sets.
+// database's forgotten, FORGET_COUNTS, or a database of its own): a client whose failures share
+// every cell of a sketch with a busy stranger's are refused with them, by design
+// (25_sign_up_rules.sql). The buckets over time run through the real triggers at instants the
+// test sets.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
@@ -19,6 +23,7 @@ import { connectPool } from "../../tools/local-supabase/database/pool.ts";
 import {
   canSendFrom,
   openClockedDatabase,
+  storedCount,
   openTestDatabase,
   requestOverSql,
   requestOverSqlIn,
@@ -35,6 +40,7 @@ import {
   type TestSupabase,
 } from "../support/database.ts";
 import {
+  FOLLOW,
   FORGET_COUNTS,
   limitIn,
   limitsOf,
@@ -67,32 +73,61 @@ const json = (body: unknown, select = "email"): RestCall => ({
   body: JSON.stringify(body),
 });
 
-/** Each way of asking, as a request about `listed`, with the answer it gets before its 429. */
-const KINDS: Array<[string, (listed: string) => RestCall, number]> = [
-  ["sign-ups of new addresses", () => json({ email: uniqueEmail("new") }), 201],
-  ["one-row duplicates", (listed) => json({ email: listed }), 409],
+/**
+ * Each way of asking the rules decide, as a request about `listed`: the answer it gets before its
+ * 429, and whether a refused one still writes its first row (rolled back): a body of two rows is
+ * seen to be two only at its second.
+ */
+const COUNTED: Array<[string, (listed: string) => RestCall, number, { writesWhenRefused?: boolean }]> = [
+  ["sign-ups of new addresses", () => json({ email: uniqueEmail("new") }), 201, {}],
+  ["one-row duplicates", (listed) => json({ email: listed }), 409, {}],
   [
     "two rows, the listed address first",
     (listed) => json([{ email: listed }, { email: uniqueEmail("probe") }]),
     400,
+    {},
   ],
   [
     "two rows, the listed address second",
     (listed) => json([{ email: uniqueEmail("probe") }, { email: listed }]),
     400,
+    { writesWhenRefused: true },
   ],
-  ["upserts that skip a listed address", (listed) => upsertCall(listed), 201],
-  // PostgREST casts the read-back after the insert, in its statement: the new row is rolled back.
-  [
-    "casts in select that fail on a new address",
-    () => json({ email: uniqueEmail("probe") }, "email::int"),
-    400,
-  ],
-  ["casts in select of a listed address", (listed) => json({ email: listed }, "email::int"), 409],
+  ["upserts that skip a listed address", (listed) => upsertCall(listed), 201, {}],
+  ["casts in select of a listed address", (listed) => json({ email: listed }, "email::int"), 409, {}],
+  ["invalid addresses", () => json({ email: "not an address" }), 400, {}],
+  ["missing addresses", () => json({ email: null }), 400, {}],
+];
+
+/** Each way of asking that PostgreSQL refuses by itself, with its answer, every time. */
+const UNCOUNTED: Array<[string, RestCall, number]> = [
+  // PostgREST casts the read-back after the insert, in its statement: the new row is rolled back
+  // before the rules count it, at the statement's end.
+  ["casts in select that fail on a new address", json({ email: "probe@example.com" }, "email::int"), 400],
   [
     "upserts with a failing cast",
-    () => ({ ...upsertCall(uniqueEmail("probe")), path: "early_access?on_conflict=email&select=email::int" }),
+    { ...upsertCall("probe@example.com"), path: "early_access?on_conflict=email&select=email::int" },
     400,
+  ],
+  // Refused before any row reaches the rules.
+  [
+    "a column the key may not write",
+    { ...signUpCall({ id: crypto.randomUUID() }), path: "early_access?columns=id" },
+    401,
+  ],
+  [
+    "a body that is no JSON, with ?columns=",
+    { ...signUpCall(), path: "early_access?columns=email", body: "{" },
+    400,
+  ],
+  [
+    "upserts that merge duplicates, which the key may not update",
+    {
+      ...signUpCall(),
+      path: "early_access?on_conflict=email",
+      headers: { prefer: "resolution=merge-duplicates" },
+    },
+    401,
   ],
 ];
 
@@ -100,9 +135,9 @@ describe("from one address", () => {
   // Each kind from the same address, counted from nothing.
   beforeEach(() => owner.exec(FORGET_COUNTS));
 
-  it.for(KINDS)(
-    "%s: answered as such, then 429 where a flood of sign-ups meets it; no probe stored, nothing marked",
-    async ([, call, answer], { skip }) => {
+  it.for(COUNTED)(
+    "%s: answered as such, then 429 past its ceiling; no probe stored, nothing marked",
+    async ([, call, answer, { writesWhenRefused }], { skip }) => {
       const from = "127.0.10.1";
       if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
       const { max } = ceiling("per address per hour");
@@ -122,8 +157,33 @@ describe("from one address", () => {
         [listed],
       );
       expect(rows[0]).toEqual({ probes: 0, marks: 0 });
-      // A refused attempt writes nothing: at most the admitted ones left a row behind.
-      expect((await deadRows(owner)) - deadBefore).toBeLessThanOrEqual(max);
+      // A refused attempt writes nothing: at most the admitted ones left a row behind, and a body
+      // of two rows its first.
+      expect((await deadRows(owner)) - deadBefore).toBeLessThanOrEqual(writesWhenRefused ? 3 * max : max);
+    },
+  );
+
+  it.for(UNCOUNTED)(
+    "%s: answered as such every time, storing nothing, and the client's own sign-ups untouched",
+    async ([, call, answer], { skip }) => {
+      const from = "127.0.11.1";
+      if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);
+      const { max } = ceiling("per address per hour");
+      const statuses: number[] = [];
+      for (let sent = 0; sent < 3 * max; sent++) statuses.push((await restFrom(from, backend, call)).status);
+
+      expect(statuses).toEqual(Array(3 * max).fill(answer));
+      expect(await storedCount(owner, ["probe@example.com"])).toBe(0);
+      // Then the client's sign-ups, as if it had sent nothing: its ceiling's, the first unmarked.
+      const emails = Array.from({ length: max }, () => uniqueEmail("after"));
+      const after: number[] = [];
+      for (const email of emails) after.push((await restFrom(from, backend, json({ email }))).status);
+      expect(after).toEqual(Array(max).fill(201));
+      const { rows } = await owner.query<{ source: string | null }>(
+        "select source from public.early_access_with_marks where email = $1",
+        [emails[0]],
+      );
+      expect(rows).toEqual([{ source: null }]);
     },
   );
 
@@ -149,7 +209,7 @@ describe("from one address", () => {
           owner,
           { "cf-connecting-ip": "198.51.100.70", prefer: "resolution=ignore-duplicates" },
           [{ email: listed }],
-          'on conflict ("id") do nothing',
+          "id",
         ),
       );
     }
@@ -183,7 +243,10 @@ describe("from many addresses of one network", () => {
 describe("the ceilings over time (a clock the test sets)", () => {
   let clocked: TestDatabase;
   beforeAll(async () => {
-    clocked = await openClockedDatabase(SMALL);
+    // An address's sketch of two rows, so that two clients can share a cell of one and not the other's.
+    clocked = await openClockedDatabase(`${SMALL}
+      update private.sign_up_scopes set sketch_rows = 2 where name = 'address';
+      ${FOLLOW}`);
   });
   afterAll(() => clocked?.database.close());
 
@@ -228,16 +291,14 @@ describe("the ceilings over time (a clock the test sets)", () => {
     expect(hours).toBeLessThan(24);
     expect(admitted).toBeGreaterThanOrEqual(day.max);
     expect(admitted).toBeLessThanOrEqual(day.max + (day.max * hours * hour.seconds) / day.seconds);
-    // And a sign-up from that address is an attempt like the others.
-    expect(await signUpAt(clocked, launch + hours * hour.seconds, "10.1.0.1", uniqueEmail())).toMatch(
-      /^429 /,
-    );
+    // And a sign-up from that address is judged by its sign-ups alone, of which it made none.
+    expect(await signUpAt(clocked, launch + hours * hour.seconds, "10.1.0.1", uniqueEmail())).toBe("stored");
   });
 
   /** Each address's column in each row of its scope's sketch, as the rules pick them. */
   const columnsOf = async (db: TestDatabase, clients: string[], scope = "address") => {
     const { rows } = await db.owner.query<{ client: string; columns: number[] }>(
-      `select client, private.ceiling_columns(sha256(n.named), s.ceiling_rows, s.ceiling_width) as columns
+      `select client, private.sketch_columns(sha256(n.named), s.sketch_rows, s.sketch_width) as columns
          from unnest($1::text[]) client, private.clients_of(client) n join private.sign_up_scopes s on s.name = n.scope
         where n.scope = $2`,
       [clients, scope],
@@ -301,20 +362,24 @@ describe("the ceilings over time (a clock the test sets)", () => {
     ]);
   });
 
-  it("a client sharing every cell with a flood is refused with it (the price of the sketch); the flood never rides free", async () => {
+  it("a stranger sharing every cell with a flood of failures: its sign-up is stored; its own failure meets 429 (the price of the sketch); the flood never rides free", async () => {
     // A sketch of one cell: every address shares it.
     const shared = await openClockedDatabase(`${SMALL}
-      update private.sign_up_scopes set ceiling_rows = 1, ceiling_width = 1 where name = 'address';`);
+      update private.sign_up_scopes set sketch_rows = 1, sketch_width = 1 where name = 'address';
+      ${FOLLOW}`);
     try {
       const { max, seconds } = ceiling("per address per hour");
       const launch = Date.parse("2028-01-01T09:00:00Z") / 1000;
       const listed = await listedAddress(shared.owner);
+      const stranger = uniqueEmail("stranger");
 
       expect((await attempts(shared, launch, "10.2.0.1", listed, max + 1)).at(-1)).toMatch(/^429 /);
-      expect(await signUpAt(shared, launch + 1, "10.3.0.1", uniqueEmail("stranger"))).toMatch(/^429 /);
-      // Once one attempt has drained, one more fits, whoever sends it; then the flood is refused.
-      const drained = launch + seconds / max + 1;
-      expect(await signUpAt(shared, drained, "10.3.0.1", uniqueEmail("stranger"))).toBe("stored");
+      // The stranger's sign-up reads only its own counts; its duplicate, the full cell.
+      expect(await signUpAt(shared, launch + 1, "10.3.0.1", stranger)).toBe("stored");
+      expect(await signUpAt(shared, launch + 2, "10.3.0.1", stranger)).toMatch(/^429 /);
+      // Once one failure has drained, one more fits, whoever sends it; then the flood is refused.
+      const drained = launch + seconds / max + 2;
+      expect(await signUpAt(shared, drained, "10.3.0.1", stranger)).toBe("23505");
       expect(await attempts(shared, drained + 1, "10.2.0.1", listed, 2 * max)).toEqual(
         Array(2 * max).fill(expect.stringMatching(/^429 /)),
       );
@@ -335,10 +400,8 @@ describe("request shapes at once", () => {
       const send = (client: string, onConflict: string, rows: Array<{ email: string }>, prefer = "") =>
         requestOverSql(database, { "cf-connecting-ip": client, prefer }, rows, onConflict);
       const shapes = (client: string, mine: string) => [
-        () =>
-          send(client, `on conflict ("email") do nothing`, [{ email: mine }], "resolution=ignore-duplicates"),
-        () =>
-          send(client, `on conflict ("id") do nothing`, [{ email: mine }], "resolution=ignore-duplicates"),
+        () => send(client, "email", [{ email: mine }], "resolution=ignore-duplicates"),
+        () => send(client, "id", [{ email: mine }], "resolution=ignore-duplicates"),
         () => send(client, "", [{ email: uniqueEmail() }, { email: mine }]),
         () => send(client, "", [{ email: mine }, { email: uniqueEmail() }]),
         () => send(client, "", [{ email: mine }]),
@@ -371,12 +434,13 @@ describe("request shapes at once", () => {
 describe("no answer names anything but the list", () => {
   /** Names of what lives behind the list: its schema, its other tables, functions, sequences, constraints. */
   const INTERNAL =
-    /private|early_access_marks|sign_up_|ceiling per|charge_|client_key|admit|check_sign_up|record_mark|_fkey|_pkey/;
+    /private|early_access_marks|sign_up_|ceiling per|charge_|client_key|before_sign_up|after_sign_up|broken_check|refuse|record_mark|_fkey|_pkey/;
 
   it("whatever the rules refuse, and however the request is formed", async ({ skip }) => {
     const from = "127.0.5.1";
-    // The gate charges every sign-up before it fails (27_request_gate.sql): the kinds the checks
-    // refuse each come from a network of its own, so that each gets its own answer, not a 429.
+    // Every failure the rules decide is charged before it is answered (25_sign_up_rules.sql): the
+    // kinds the checks refuse each come from a network of its own, so that each gets its own
+    // answer, not a 429.
     let others = 0;
     const other = () => `127.0.${5 + ++others}.1`;
     if (!(await canSendFrom(from))) skip(`this machine cannot send from ${from} (macOS)`);

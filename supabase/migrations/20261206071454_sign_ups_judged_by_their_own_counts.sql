@@ -1,0 +1,708 @@
+-- A new sign-up is judged by its own client's counts alone (supabase/schemas/25_sign_up_rules.sql
+-- tells the whole design). Until now every request was charged to shared sketches of sequences
+-- (2,432 cells), so that strangers sharing cells with attackers were refused, and every sign-up
+-- touched fourteen cells. Now:
+--   - a stored sign-up is counted, ceilings and paces, in its client's own rows, after its
+--     statement, under their row locks; a new address is refused past a ceiling on a plain read
+--     of those rows first;
+--   - only what the rules refuse (a duplicate, an invalid or missing address, a second row, an
+--     upsert of a listed address) is charged where no rollback reaches, to a sketch of sequences
+--     per ceiling, 640 cells in all, kept in the WAL;
+--   - the gate no longer charges: it lets the public key's sign-ups through to the rules;
+--   - two triggers, before the row and after the statement, and every count in milliseconds.
+-- The sign-ups and marks stay as they are; the sources keep their paces, in milliseconds; of the
+-- old cells, those whose names fit the new sketches are kept, emptied, and the rest dropped.
+
+-- The old rules' triggers and functions, and the type they passed sources in.
+drop trigger early_access_0_one_row on public.early_access;
+drop trigger early_access_1_check on public.early_access;
+drop trigger early_access_2_admit on public.early_access;
+drop trigger early_access_3_mark on public.early_access;
+drop trigger early_access_4_duplicate on public.early_access;
+drop trigger sign_up_ceilings_follow_limits on private.sign_up_limits;
+drop trigger sign_up_ceilings_follow_scopes on private.sign_up_scopes;
+drop function private.one_sign_up_per_request(), private.check_sign_up(), private.admit_sign_up(),
+  private.record_mark(), private.refuse_duplicate(), private.charge_request(), private.ceilings_keep_their_cells(),
+  private.make_ceiling_cells(), private.ceiling_changes(), private.ceiling_cell(text, integer, integer),
+  private.ceiling_columns(bytea, integer, integer), private.sources_of(text), private.refuse(integer, text, integer),
+  private.mark_past_pace(uuid, private.sign_up_source, private.sign_up_source, float8),
+  private.with_sign_up(private.sign_up_source, float8), private.paces_past(private.sign_up_source, float8),
+  private.count_in_source(private.sign_up_source, float8), private.forget_empty_sources(bytea, integer, float8),
+  private.sign_up_clock();
+drop type private.sign_up_source;
+
+-- What is stored: the check in three parts, which the rules' trigger runs (10_early_access.sql).
+-- What visitors type, normalised as the form does before sending, unless a field is longer than
+-- 1,000 characters, far beyond any real one: private.broken_check refuses that at once, before any
+-- trim or regex reads it.
+--   - the email: what JavaScript's trim() takes off (every Unicode space); then only A to Z
+--     lowered: lower() would turn some other letters into ASCII ones (the Kelvin sign into k), and
+--     store an address the browser refuses as one it accepts;
+--   - the phone: trimmed, empty stored as null.
+create function private.normalized(sign_up public.early_access)
+returns public.early_access
+language plpgsql immutable set search_path = '' as $$
+declare
+  -- What JavaScript's trim() takes off.
+  spaces constant text := E'\t\n\u000b\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+begin
+  if coalesce(char_length(sign_up.email) <= 1000, true) and coalesce(char_length(sign_up.phone) <= 1000, true) then
+    sign_up.email := translate(btrim(sign_up.email, spaces), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+    sign_up.phone := nullif(btrim(sign_up.phone, spaces), '');
+  end if;
+  return sign_up;
+end;
+$$;
+-- The check a normalised sign-up breaks, named as a check constraint would be, or null. Lengths
+-- first, so that no regex ever reads more than a real field holds:
+--   - the email: exactly what the form's email field accepts, the browser's type=email grammar
+--     (WHATWG "valid e-mail address"), at most 254 characters: no second '@', spaces, control or
+--     format characters, or letters beyond ASCII;
+--   - the phone: free text, at most 32 characters, with nothing invisible in it: no control (Cc)
+--     or format (Cf) characters, line or paragraph separators, blank fillers (Braille, Hangul),
+--     private-use characters, noncharacters, and no Default_Ignorable_Code_Point at all
+--     (Unicode's DerivedCoreProperties.txt), assigned or not: combining grapheme joiner,
+--     variation selectors, Mongolian and Khmer invisibles, tag characters, and the ranges kept
+--     for future ones.
+-- A missing email breaks none of these: the NOT NULL constraint refuses it.
+create function private.broken_check(sign_up public.early_access)
+returns text
+language plpgsql immutable set search_path = '' as $$
+begin
+  if char_length(sign_up.email) > 1000 then
+    return 'early_access_email_check';
+  elsif char_length(sign_up.phone) > 1000 then
+    return 'early_access_phone_check';
+  elsif char_length(sign_up.email) > 254
+     or sign_up.email !~ '^[a-z0-9.!#$%&''*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$' then
+    return 'early_access_email_check';
+  elsif char_length(sign_up.phone) > 32
+     or sign_up.phone ~ '[\u0001-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff\ufdd0-\ufdef\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff\U0001fffe-\U0001ffff\U0002fffe-\U0002ffff\U0003fffe-\U0003ffff\U0004fffe-\U0004ffff\U0005fffe-\U0005ffff\U0006fffe-\U0006ffff\U0007fffe-\U0007ffff\U0008fffe-\U0008ffff\U0009fffe-\U0009ffff\U000afffe-\U000affff\U000bfffe-\U000bffff\U000cfffe-\U000cffff\U000dfffe-\U000dffff\U000efffe-\U000effff]' then
+    return 'early_access_phone_check';
+  end if;
+  return null;
+end;
+$$;
+-- Refuses a sign-up that breaks `broken`, with SQLSTATE 23514 (HTTP 400), as a check constraint would.
+create function private.refuse_check(broken text)
+returns void
+language plpgsql volatile set search_path = '' as $$
+begin
+  raise exception using
+    errcode = 'check_violation',
+    message = format('new row for relation "early_access" violates check constraint "%s"', broken),
+    schema = 'public', table = 'early_access', constraint = broken;
+end;
+$$;
+
+-- The scopes: each scope's sketch now counts its failures (20_sign_up_limits.sql).
+alter table private.sign_up_scopes rename column ceiling_rows to sketch_rows;
+alter table private.sign_up_scopes rename column ceiling_width to sketch_width;
+alter table private.sign_up_scopes rename constraint sign_up_scopes_ceiling_rows_check to sign_up_scopes_sketch_rows_check;
+alter table private.sign_up_scopes rename constraint sign_up_scopes_ceiling_width_check to sign_up_scopes_sketch_width_check;
+comment on table private.sign_up_scopes is
+  'What one client is, per scope of the sign-up limits, in how many shards its sign-ups are counted, and the size of the sketch its failures are counted in.';
+comment on table private.sign_up_counting is 'How the sign-up rules keep their clients'' counts: how fast empty ones are forgotten.';
+update private.sign_up_scopes set (shards, sketch_rows, sketch_width) = (1, 1, 224) where name = 'address';
+update private.sign_up_scopes set (shards, sketch_rows, sketch_width) = (16, 1, 96) where name = 'network';
+analyze private.sign_up_scopes;
+
+-- The rules (25_sign_up_rules.sql): their types, the parts of their steps.
+-- A limit as the steps read it: its kind and name, and its bucket in milliseconds (the window, and
+-- what one sign-up adds in one shard of its scope).
+create type private.sign_up_limit as (kind text, name text, max_sign_ups integer, window_ms bigint, cost_ms bigint);
+-- One source of a sign-up, as the steps pass it on: its scope, its key (a keyed hash of the
+-- client in the scope, and of its shard for a scope of several), its scope's limits, and their
+-- buckets (`kind name` → the instant each is empty again; null for a source never seen). A state
+-- always travels with its limits, so no step can read one scope's state with the other's.
+create type private.sign_up_source as (scope text, source_key bytea, limits private.sign_up_limit[], empty_at jsonb);
+-- The instant the rules judge a request at, in milliseconds since 1970: the clock when the rule
+-- runs, not when its transaction began (one that waited behind a later one would otherwise look
+-- as if it came first). Read through this function alone, so that a test can set it: the tests
+-- replace it in a database of their own. The public roles can neither call nor replace it.
+create function private.sign_up_clock()
+returns bigint language plpgsql volatile set search_path = '' as $$
+begin
+  return (extract(epoch from pg_catalog.clock_timestamp()) * 1000)::bigint;
+end;
+$$;
+-- Whether a bucket that is empty again at `empty_at` holds more than its limit at `at`: more than
+-- its window, and half a millisecond per sign-up it holds for each sign-up's rounding.
+create function private.bucket_past(empty_at bigint, at bigint, bucket private.sign_up_limit)
+returns boolean language plpgsql immutable set search_path = '' as $$
+begin
+  return empty_at - at > bucket.window_ms + bucket.max_sign_ups / 2;
+end;
+$$;
+-- The sources the sign-up `sign_up_id` from `client` counts in, one per scope (else null), with
+-- their scope's limits and no state yet. A source's key is the SHA-256 of the client in its scope
+-- (clients_of), and, for a scope of several shards, of the shard the sign-up counts in
+-- (`network:192.0.2.0#3`), picked by the sign-up's own random id, so that every step of one
+-- sign-up finds the same. A sign-up in a shard costs `shards` times a sign-up's share, so that a
+-- shard's bucket holds its share of the limit.
+create function private.sources_of(client text, sign_up_id uuid, out address private.sign_up_source,
+                                   out network private.sign_up_source)
+language plpgsql stable set search_path = '' as $$
+declare
+  source private.sign_up_source;
+begin
+  for source in
+    select s.name,
+           pg_catalog.sha256(n.named || convert_to(case when s.shards > 1
+                               then '#' || pg_catalog.get_byte(pg_catalog.uuid_send(sign_up_id), 15) % s.shards else '' end, 'UTF8')),
+           array(select row(l.kind, l.name, l.max_sign_ups, b.window_ms, round(b.window_ms * s.shards / l.max_sign_ups::numeric))::private.sign_up_limit
+                   from private.sign_up_limits l
+                  cross join lateral (select (extract(epoch from l.window_length) * 1000)::bigint as window_ms) b
+                  where l.per = s.name
+                  order by l.kind, l.window_length),
+           null
+      from private.clients_of(client) n join private.sign_up_scopes s on s.name = n.scope
+  loop
+    if cardinality(source.limits) = 0 then continue; end if;
+    if source.scope = 'address' then address := source; else network := source; end if;
+  end loop;
+end;
+$$;
+-- Refuses a request with 429 (PostgREST's convention for choosing the HTTP answer), naming the
+-- ceiling it is past, with Retry-After the seconds until one more would fit.
+create function private.refuse(ceiling private.sign_up_limit, retry_after_ms bigint)
+returns void language plpgsql volatile set search_path = '' as $$
+begin
+  raise sqlstate 'PGRST' using
+    message = json_build_object('code', 'PT429', 'message', 'Too many sign-ups from this address',
+      'details', format('At most %s sign-ups %s.', ceiling.max_sign_ups, ceiling.name), 'hint', 'Try again later.')::text,
+    detail = json_build_object('status', 429, 'headers',
+      json_build_object('Retry-After', greatest(1, ceil(retry_after_ms / 1000.0))::text))::text;
+end;
+$$;
+-- The source with one more sign-up at `at`: each bucket drained up to `at` if it emptied before,
+-- then filled by one sign-up. A source never seen starts empty.
+create function private.with_sign_up(source private.sign_up_source, at bigint)
+returns private.sign_up_source language plpgsql immutable set search_path = '' as $$
+declare
+  bucket private.sign_up_limit;
+  counted jsonb := coalesce(source.empty_at, '{}');
+begin
+  if source is null then return null; end if;
+  foreach bucket in array source.limits loop
+    counted := counted || pg_catalog.jsonb_build_object(bucket.kind || ' ' || bucket.name,
+                 greatest((counted ->> (bucket.kind || ' ' || bucket.name))::bigint, at) + bucket.cost_ms);
+  end loop;
+  source.empty_at := counted;
+  return source;
+end;
+$$;
+-- The source, counted with a sign-up at `at`: refused (429) past a ceiling, the first of its
+-- scope's, the shortest window first.
+create function private.within_ceilings(source private.sign_up_source, at bigint)
+returns private.sign_up_source language plpgsql volatile set search_path = '' as $$
+declare
+  bucket private.sign_up_limit;
+  empty_at bigint;
+begin
+  if source is null then return null; end if;
+  foreach bucket in array source.limits loop
+    empty_at := (source.empty_at ->> (bucket.kind || ' ' || bucket.name))::bigint;
+    if bucket.kind = 'ceiling' and private.bucket_past(empty_at, at, bucket) then
+      -- Until the bucket, without this sign-up, has room for one more.
+      perform private.refuse(bucket, empty_at - at - bucket.window_ms);
+    end if;
+  end loop;
+  return source;
+end;
+$$;
+-- The paces a source, counted with a sign-up at `at`, is past, in words: about how many its bucket
+-- holds (a shard's count times the shards: an estimate of the whole), and the pace. Null for none.
+create function private.paces_past(source private.sign_up_source, at bigint)
+returns text language plpgsql immutable set search_path = '' as $$
+declare
+  bucket private.sign_up_limit;
+  empty_at bigint;
+  reasons text[] := '{}';
+begin
+  if source is null then return null; end if;
+  foreach bucket in array source.limits loop
+    empty_at := (source.empty_at ->> (bucket.kind || ' ' || bucket.name))::bigint;
+    if bucket.kind = 'pace' and private.bucket_past(empty_at, at, bucket) then
+      reasons := reasons || format('about %s sign-ups %s (pace: %s)',
+                                   round((empty_at - at)::numeric / bucket.window_ms * bucket.max_sign_ups), bucket.name, bucket.max_sign_ups);
+    end if;
+  end loop;
+  return nullif(array_to_string(reasons, '; '), '');
+end;
+$$;
+-- The source as stored now, read without a lock: what a refusal is decided on, before any row is
+-- written or any lock waited for.
+create function private.read_source(source private.sign_up_source)
+returns private.sign_up_source language plpgsql stable set search_path = '' as $$
+begin
+  if source.source_key is not null then
+    source.empty_at := (select s.empty_at from private.sign_up_sources s where s.source_key = source.source_key);
+  end if;
+  return source;
+end;
+$$;
+-- Counts a stored sign-up at `at` in its source, under the source's row lock, so that concurrent
+-- sign-ups of one source take turns, each judged at the instant it holds the lock: refused past a
+-- ceiling (nothing written), else written. Returns the source with the sign-up counted, and
+-- whether it added the source (its first).
+create function private.count_sign_up(source private.sign_up_source, at bigint, out counted private.sign_up_source,
+                                      out added boolean)
+language plpgsql volatile set search_path = '' set plan_cache_mode = force_generic_plan as $$
+begin
+  if source is null then return; end if;
+  loop
+    select s.empty_at into source.empty_at from private.sign_up_sources s where s.source_key = source.source_key for update;
+    counted := private.within_ceilings(private.with_sign_up(source, at), at);
+    if source.empty_at is not null then
+      update private.sign_up_sources s set empty_at = counted.empty_at where s.source_key = counted.source_key;
+      added := false;
+      return;
+    end if;
+    -- A source never seen is added, unless another sign-up added it since: then it takes its turn.
+    insert into private.sign_up_sources (source_key, empty_at) values (counted.source_key, counted.empty_at)
+    on conflict (source_key) do nothing;
+    added := found;
+    if added then return; end if;
+  end loop;
+end;
+$$;
+-- Forgets the sources that follow `after` in key order, at most `batch`, whose buckets are all
+-- empty at `at` (such a state says no more than none): rows picked at random, as keys are hashes,
+-- and locked only if no other request holds them. One plan for all: no statistics make it a scan.
+create function private.forget_empty_sources(after bytea, batch integer, at bigint)
+returns void language plpgsql volatile set search_path = '' set plan_cache_mode = force_generic_plan as $$
+begin
+  delete from private.sign_up_sources
+   where source_key = any (array(
+     select source.source_key from private.sign_up_sources source
+      where source.source_key = any (array(
+              select following.source_key from private.sign_up_sources following
+               where following.source_key > after order by following.source_key limit batch))
+        and not pg_catalog.jsonb_path_exists(source.empty_at, '$.* ? (@ > $at)', pg_catalog.jsonb_build_object('at', at))
+        for update of source skip locked));
+end;
+$$;
+
+-- The sources' buckets in milliseconds, as every count now is (they were in seconds).
+update private.sign_up_sources
+   set empty_at = (select pg_catalog.jsonb_object_agg(b.key, round(b.value::numeric * 1000)::bigint) from pg_catalog.jsonb_each_text(empty_at) b);
+comment on table private.sign_up_sources is
+  'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
+
+-- The ceilings' sketches become the failures': the table the charge reads, with each ceiling's
+-- cells as they are, so that resizing keeps the cells whose names fit (emptied, as the width
+-- changes) and drops the rest.
+-- The failures' sketch of each ceiling, as the charge reads it, one row each, so that a failure
+-- reads one small table in order rather than joining the limits and naming its cells: the sketch
+-- and the bucket its cells were made for, its cells row after row (row r, column c at
+-- r * width + c + 1), and, while it is a limit, its place in the charge's order. A ceiling that is
+-- removed keeps its cells, unused, until it is added again; its place is null. All kept by
+-- private.make_failure_cells.
+create table private.failure_sketches (
+  name text primary key,
+  sketch_rows integer not null,
+  sketch_width integer not null,
+  bucket private.sign_up_limit not null,
+  cells regclass[] not null,
+  per text,
+  charge_order integer
+);
+comment on table private.failure_sketches is
+  'Each ceiling''s sketch of failures as the charge reads it: rows x width cells (sequences, row after row), the bucket they were made for, its scope and its place in the order ceilings are charged (null once removed).';
+alter table private.failure_sketches alter column cells set storage main;
+insert into private.failure_sketches (name, sketch_rows, sketch_width, bucket, cells, per, charge_order)
+select c.name, c.ceiling_rows, c.ceiling_width, row('ceiling', c.name, c.max_sign_ups, c.window_ms, c.cost_ms)::private.sign_up_limit,
+       c.cells, c.per, c.charge_order
+  from private.sign_up_ceilings c;
+drop table private.sign_up_ceilings;
+-- The name of a ceiling's cell: `private."ceiling per address per hour r0 c17"`, row 0, column 17.
+create function private.failure_cell(ceiling text, sketch_row integer, sketch_column integer)
+returns text language plpgsql immutable set search_path = '' as $$
+begin
+  return format('private.%I', format('ceiling %s r%s c%s', ceiling, sketch_row, sketch_column));
+end;
+$$;
+-- A client's column in each row of a sketch: 4 bytes of its key a row, so that the rows are
+-- independent hashes (each a big-endian 32-bit number, modulo the width).
+create function private.sketch_columns(client_key bytea, sketch_rows integer, width integer)
+returns integer[] language plpgsql immutable set search_path = '' as $$
+declare
+  columns integer[] := '{}';
+begin
+  for r in 0 .. sketch_rows - 1 loop
+    columns := columns || ((pg_catalog.get_byte(client_key, 4 * r)::bigint << 24 | pg_catalog.get_byte(client_key, 4 * r + 1) << 16
+                            | pg_catalog.get_byte(client_key, 4 * r + 2) << 8 | pg_catalog.get_byte(client_key, 4 * r + 3)) % width)::integer;
+  end loop;
+  return columns;
+end;
+$$;
+-- Each ceiling's failures' sketch as the limits and scopes want it: its scope, the scope's sketch,
+-- the ceiling's bucket (what one failure costs, rounded to the millisecond: a cell's increment),
+-- and its place in the charge's order, the address's ceilings first, then the network's, each
+-- the shortest window first (private.charge_failure says why).
+create function private.wanted_failure_sketches()
+returns table (name text, per text, sketch_rows integer, sketch_width integer, bucket private.sign_up_limit,
+               charge_order integer)
+language plpgsql stable set search_path = '' as $$
+begin
+  return query
+    select l.name, l.per, s.sketch_rows, s.sketch_width,
+           row(l.kind, l.name, l.max_sign_ups, b.window_ms, round(b.window_ms / l.max_sign_ups::numeric))::private.sign_up_limit,
+           (row_number() over (order by l.per = 'network', l.window_length, l.name))::integer
+      from private.sign_up_limits l
+      join private.sign_up_scopes s on s.name = l.per
+     cross join lateral (select (extract(epoch from l.window_length) * 1000)::bigint as window_ms) b
+     where l.kind = 'ceiling';
+end;
+$$;
+-- Makes each ceiling's cells as private.wanted_failure_sketches says, in one transaction: of a
+-- resized sketch, a cell whose name still fits is kept, the surplus dropped and the missing made;
+-- the kept are emptied if the width changed (their columns now hold other clients), and take the
+-- new cost if it changed. A migration that changes a ceiling or a scope's sketch calls it (as
+-- this file does at its end): a transaction that changes them and does not is refused at its
+-- commit (private.check_failure_sketches). No request ever makes a cell.
+--
+-- Each cell made, dropped or altered holds a lock until the transaction ends, in the server's
+-- shared lock table, which PostgreSQL sizes by its connections: on a 20-connection server 4,000
+-- sequences made, dropped or set pass on PostgreSQL 15 and 17, 4,500 fail on 15 and 5,000 on 17
+-- ("out of shared memory"). So a change of more than 3,000 cells is refused, leaving room for the
+-- requests that run meanwhile: make it in steps, a migration each.
+create procedure private.make_failure_cells()
+language plpgsql set search_path = '' as $$
+declare
+  most_at_once constant integer := 3000;
+  changes integer;
+  ceiling record;
+  statement text;
+begin
+  create temporary table changed_sketches on commit drop as
+    select w.*, coalesce(f.sketch_rows, 0) as made_rows, coalesce(f.sketch_width, 0) as made_width,
+           (f.bucket).cost_ms as made_cost_ms
+      from private.wanted_failure_sketches() w left join private.failure_sketches f on f.name = w.name;
+  -- A cell's name holds its ceiling's, within PostgreSQL's 63 bytes a name.
+  if exists (select from pg_temp.changed_sketches c where octet_length(c.name) > 40) then
+    raise exception 'A ceiling''s name is at most 40 bytes: its cells are named after it';
+  end if;
+  -- Cells made or dropped, and kept cells altered (emptied, or given a new cost).
+  select coalesce(sum(c.sketch_rows * c.sketch_width + c.made_rows * c.made_width - 2 * kept.cells
+                      + case when c.made_width <> c.sketch_width or c.made_cost_ms <> (c.bucket).cost_ms then kept.cells else 0 end), 0)
+    into changes
+    from pg_temp.changed_sketches c
+   cross join lateral (select least(c.sketch_rows, c.made_rows) * least(c.sketch_width, c.made_width) as cells) kept;
+  if changes > most_at_once then
+    raise exception 'This change of the failures'' sketches makes, drops or alters % cells in one transaction, more than %', changes, most_at_once
+      using hint = 'A 20-connection server cannot lock that many at once: change the sizes in steps of at most 3,000 cells, a migration each.';
+  end if;
+  for ceiling in select * from pg_temp.changed_sketches loop
+    -- The surplus dropped, the kept altered, the missing made (and no API role granted any).
+    foreach statement in array array[
+      (select 'drop sequence ' || string_agg(private.failure_cell(ceiling.name, r, col), ', ')
+         from generate_series(0, ceiling.made_rows - 1) r, generate_series(0, ceiling.made_width - 1) col
+        where r >= ceiling.sketch_rows or col >= ceiling.sketch_width),
+      (select string_agg(format('alter sequence %s increment by %s%s', private.failure_cell(ceiling.name, r, col),
+                                (ceiling.bucket).cost_ms,
+                                case when ceiling.made_width <> ceiling.sketch_width then ' restart with 0' else '' end), '; ')
+         from generate_series(0, least(ceiling.made_rows, ceiling.sketch_rows) - 1) r,
+              generate_series(0, least(ceiling.made_width, ceiling.sketch_width) - 1) col
+        where ceiling.made_width <> ceiling.sketch_width or ceiling.made_cost_ms <> (ceiling.bucket).cost_ms),
+      (select string_agg(format('create sequence %s as bigint minvalue 0 increment by %s', cell, (ceiling.bucket).cost_ms), '; ')
+              || '; revoke all on sequence ' || string_agg(cell, ', ') || ' from public, anon, authenticated, service_role'
+         from generate_series(0, ceiling.sketch_rows - 1) r, generate_series(0, ceiling.sketch_width - 1) col,
+              lateral (select private.failure_cell(ceiling.name, r, col) as cell) named
+        where r >= ceiling.made_rows or col >= ceiling.made_width)]
+    loop
+      if statement is not null then
+        execute statement;
+      end if;
+    end loop;
+  end loop;
+  -- Every ceiling's sketch, bucket, cells and place, whatever changed; a ceiling removed keeps its
+  -- row and cells, with no place.
+  update private.failure_sketches set charge_order = null;
+  insert into private.failure_sketches as f (name, sketch_rows, sketch_width, bucket, cells, per, charge_order)
+  select c.name, c.sketch_rows, c.sketch_width, c.bucket,
+         array(select private.failure_cell(c.name, r, col)::regclass
+                 from generate_series(0, c.sketch_rows - 1) r, generate_series(0, c.sketch_width - 1) col
+                order by r, col),
+         c.per, c.charge_order
+    from pg_temp.changed_sketches c
+  on conflict (name) do update
+    set (sketch_rows, sketch_width, bucket, cells, per, charge_order)
+      = (excluded.sketch_rows, excluded.sketch_width, excluded.bucket, excluded.cells, excluded.per, excluded.charge_order);
+  drop table pg_temp.changed_sketches;
+  analyze private.failure_sketches;
+end;
+$$;
+call private.make_failure_cells();
+-- Refuses, at its commit, a transaction that changed the limits or the scopes and left the
+-- failures' sketches as they were: it names the one call that makes them follow.
+create function private.check_failure_sketches()
+returns trigger language plpgsql set search_path = '' as $$
+begin
+  if exists (select w.name, w.per, w.sketch_rows, w.sketch_width, w.bucket, w.charge_order from private.wanted_failure_sketches() w
+             except
+             select f.name, f.per, f.sketch_rows, f.sketch_width, f.bucket, f.charge_order from private.failure_sketches f)
+     or exists (select from private.failure_sketches f
+                 where f.charge_order is not null and f.name not in (select w.name from private.wanted_failure_sketches() w)) then
+    raise exception 'This change of private.sign_up_limits or private.sign_up_scopes leaves the ceilings'' failure sketches as they were: run "call private.make_failure_cells();" after it, in the same transaction (the same migration)';
+  end if;
+  return null;
+end;
+$$;
+create constraint trigger failure_sketches_follow_limits
+  after insert or update or delete on private.sign_up_limits
+  deferrable initially deferred
+  for each row execute function private.check_failure_sketches();
+create constraint trigger failure_sketches_follow_scopes
+  after update on private.sign_up_scopes
+  deferrable initially deferred
+  for each row execute function private.check_failure_sketches();
+-- Kept in the WAL, as the cells made now are: 8 kB a cell rather than 16 (an unlogged relation
+-- keeps a second, empty page to start again from). A crash no longer forgets an hour of failures.
+do $$
+declare
+  cell regclass;
+begin
+  for cell in select c.oid::regclass from pg_catalog.pg_class c
+               where c.relnamespace = 'private'::regnamespace and c.relkind = 'S' and c.relpersistence = 'u'
+  loop
+    execute format('alter sequence %s set logged', cell);
+  end loop;
+end
+$$;
+-- Charges a failure of the request's client to its ceilings, before the rules raise it: each
+-- ceiling in order (failure_sketches), the address's first, then the network's, each the hour's
+-- before the day's, up to the first the client is past, which refuses it (429, naming it, with
+-- Retry-After the seconds until one more fits) in place of the failure's own answer: each ceiling
+-- counts what the ones before let through, so an address failing past its own ceiling fills
+-- neither its day's nor its network's (its neighbours keep their room).
+--   - Charge first: nextval, in the client's cell of every row. Then the clock, so that no wait
+--     comes between the instant and the count it judges.
+--   - A cell that had drained (empty before this failure) is lifted to now plus this failure.
+--     Racy only on an idle cell: failures charged to it between the first one's nextval and the
+--     last lift are lost, at most as many as run at once (the API's connections), once per idle
+--     spell, as a busy cell is never lifted.
+--   - The client is past the ceiling when even its least-held cell is (private.bucket_past).
+--   - A cell past full gives this failure back and is capped at full: a flood of refusals keeps
+--     its cells full but no fuller, so a stranger sharing one waits for one failure to drain, not
+--     for days, and the flood itself gets one more each time one drains, as a bucket does. (The
+--     setval races as the lift does: a failure charged in between is lost, or a refusal kept.)
+-- Each cell is read from its ceiling's row in place, in PL/pgSQL's own expressions: copied into a
+-- variable, the whole array would be taken apart for the few cells used.
+create function private.charge_failure(client text)
+returns void language plpgsql volatile set search_path = '' set plan_cache_mode = force_generic_plan as $$
+declare
+  scopes text[];
+  named bytea[];
+  ceiling record;
+  columns integer[];
+  held bigint[];
+  least_held bigint;
+  at bigint;
+  full_at bigint;
+begin
+  select array_agg(n.scope), array_agg(n.named) into scopes, named from private.clients_of(client) n;
+  for ceiling in
+    select f.per, f.bucket, f.sketch_rows, f.sketch_width, f.cells
+      from private.failure_sketches f where f.charge_order is not null order by f.charge_order
+  loop
+    columns := private.sketch_columns(pg_catalog.sha256(named[array_position(scopes, ceiling.per)]),
+                                      ceiling.sketch_rows, ceiling.sketch_width);
+    for r in 1 .. ceiling.sketch_rows loop
+      columns[r] := (r - 1) * ceiling.sketch_width + columns[r] + 1; -- the cell's place in `cells`
+      held[r] := pg_catalog.nextval(ceiling.cells[columns[r]]);
+    end loop;
+    at := private.sign_up_clock();
+    -- Where a full bucket's cell stands: past it, the cell holds more than the ceiling.
+    full_at := at + (ceiling.bucket).window_ms + (ceiling.bucket).max_sign_ups / 2;
+    -- The least-held cell as charged: a drained one is under full either way, so the lift
+    -- changes no answer.
+    least_held := null;
+    for r in 1 .. ceiling.sketch_rows loop
+      least_held := least(least_held, held[r]);
+      if held[r] - (ceiling.bucket).cost_ms < at then
+        held[r] := pg_catalog.setval(ceiling.cells[columns[r]], at + (ceiling.bucket).cost_ms);
+      elsif held[r] > full_at then
+        held[r] := pg_catalog.setval(ceiling.cells[columns[r]], least(held[r] - (ceiling.bucket).cost_ms, full_at));
+      end if;
+    end loop;
+    if private.bucket_past(least_held, at, ceiling.bucket) then
+      -- Until the least-held cell, capped at full, has room for one more.
+      perform private.refuse(ceiling.bucket, least(least_held - at - (ceiling.bucket).window_ms, (ceiling.bucket).cost_ms));
+    end if;
+  end loop;
+end;
+$$;
+
+-- The triggers.
+-- Before each row a request writes (an insert, or the owner's update): normalised and checked for
+-- everyone; for the public key's roles, steps 1 to 4 above. What it decided, it says in the two
+-- settings: the row admitted (its id), and a failure charged (`charged`, or `duplicate` for one
+-- held back). A failure is charged before it is refused, so that past a ceiling it meets 429.
+create function private.before_sign_up()
+returns trigger language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
+declare
+  -- The role the request runs as (current_user is this function's owner).
+  visitor constant boolean := current_setting('role') in ('anon', 'authenticated');
+  failure constant text := coalesce(current_setting('early_access.failure', true), '');
+  client text;
+  broken text;
+  sources record;
+  at bigint;
+  setting text;
+begin
+  -- 1. One row per request: refused at its second row, before that row is checked or locks
+  -- anything. Whether its first address was listed or not, in either order, the answer is the
+  -- same, so several rows learn nothing one would not. Charged, unless its first row was.
+  if visitor and (failure <> '' or current_setting('early_access.admitted_sign_up', true) <> '') then
+    if failure = '' then
+      perform private.charge_failure(private.client_address());
+    end if;
+    raise exception 'Only one sign-up per request' using hint = 'Send one row at a time.';
+  end if;
+
+  -- 2. What is stored (10_early_access.sql), whoever writes it; a visitor's refusal charged first.
+  new := private.normalized(new);
+  broken := private.broken_check(new);
+  if not visitor then
+    if broken is not null then perform private.refuse_check(broken); end if;
+    return new;
+  end if;
+  client := private.client_address();
+  if broken is not null then
+    perform private.charge_failure(client);
+    perform private.refuse_check(broken);
+  end if;
+
+  -- 3. Failures that go on, charged: a missing address, for the NOT NULL constraint to refuse; a
+  -- listed address, held back from the insert (it never reaches the unique check) and answered
+  -- as the constraint would once the statement's rows are all seen (step 5). An upsert that
+  -- ignores duplicates goes on: with `on_conflict=email` it is skipped, with no row; without,
+  -- PostgREST's conflict is on the id, and the email's constraint fails it.
+  if new.email is null or exists (select from public.early_access e where e.email = new.email) then
+    perform private.charge_failure(client);
+    if new.email is not null
+       and coalesce(current_setting('request.headers', true)::json ->> 'prefer', '') !~ 'resolution=ignore-duplicates' then
+      setting := set_config('early_access.failure', 'duplicate', true);
+      return null;
+    end if;
+    setting := set_config('early_access.failure', 'charged', true);
+    setting := set_config('early_access.admitted_sign_up', new.id::text, true);
+    return new;
+  end if;
+
+  -- 4. A new address: refused past a ceiling of its client's, on a plain read (no row written, no
+  -- lock waited for). It is counted once its statement is done (step 6).
+  at := private.sign_up_clock();
+  sources := private.sources_of(client, new.id);
+  sources.address := private.within_ceilings(private.with_sign_up(private.read_source(sources.address), at), at);
+  sources.network := private.within_ceilings(private.with_sign_up(private.read_source(sources.network), at), at);
+  setting := set_config('early_access.admitted_sign_up', new.id::text, true);
+  return new;
+end;
+$$;
+create trigger early_access_before_write
+  before insert or update on public.early_access
+  for each row execute function private.before_sign_up();
+-- After a visitor's statement, once PostgREST's `select` has read the row back: steps 5 and 6.
+-- A cast in that `select` that fails has failed the statement by now, so what it rolls back was
+-- never counted. One plan for all (force_generic_plan), not one per client.
+create function private.after_sign_up()
+returns trigger language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
+declare
+  sign_up_id constant uuid := nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid;
+  at bigint;
+  sources record;
+  address record;
+  network record;
+  reasons text;
+  counting record;
+begin
+  -- 5. A duplicate held back, answered as the unique constraint would have (with no detail, as
+  -- PostgreSQL gives none of a table with row level security). Its failure was charged already.
+  if current_setting('early_access.failure', true) = 'duplicate' then
+    raise exception using
+      errcode = 'unique_violation',
+      message = 'duplicate key value violates unique constraint "early_access_email_key"',
+      schema = 'public', table = 'early_access', constraint = 'early_access_email_key';
+  end if;
+  -- 6. A sign-up stored: not a failure that went on, nor an upsert skipped.
+  if current_setting('early_access.failure', true) <> ''
+     or not exists (select from public.early_access e where e.id = sign_up_id) then
+    return null;
+  end if;
+  at := private.sign_up_clock();
+  sources := private.sources_of(private.client_address(), sign_up_id);
+  -- Sign-ups of one source take turns here, each judged when it holds the lock.
+  address := private.count_sign_up(sources.address, at);
+  network := private.count_sign_up(sources.network, at);
+  -- A source's first sign-up is past no pace.
+  if not (coalesce(address.added, true) and coalesce(network.added, true)) then
+    reasons := concat_ws('; ', private.paces_past(address.counted, at), private.paces_past(network.counted, at));
+    if reasons <> '' then
+      perform private.record_mark(sign_up_id, coalesce((sources.address).source_key, (sources.network).source_key), reasons);
+    end if;
+  end if;
+  -- Some sign-ups that add a source (by its key, so at random) forget a few empty ones: sign-ups
+  -- add at most two rows each and look at more on average, so a backlog drains.
+  if address.added or network.added then
+    select * into counting from private.sign_up_counting;
+    if get_byte((coalesce(address.counted, network.counted)).source_key, 0) < 256 / counting.forget_one_in then
+      perform private.forget_empty_sources((coalesce(address.counted, network.counted)).source_key, counting.forget_batch, at);
+    end if;
+  end if;
+  return null;
+end;
+$$;
+create trigger early_access_after_insert
+  after insert on public.early_access
+  for each statement
+  when (current_setting('early_access.admitted_sign_up', true) <> '' or current_setting('early_access.failure', true) <> '')
+  execute function private.after_sign_up();
+
+-- The marks, written by the trigger after a sign-up (30_marks.sql).
+-- Marks a stored sign-up for review (private.after_sign_up calls it, once the sign-up is counted
+-- past a pace): the source's short keyed id (the first 6 bytes of its address's keyed hash) and
+-- the paces it passed, in words.
+create function private.record_mark(sign_up_id uuid, source_key bytea, reasons text)
+returns void language plpgsql volatile set search_path = '' as $$
+begin
+  insert into public.early_access_marks (sign_up_id, source, reason)
+  values (sign_up_id, encode(substring(source_key from 1 for 6), 'hex'), reasons);
+end;
+$$;
+
+-- The gate lets the public key sign up; the rules count what it sends (27_request_gate.sql).
+-- It reads nothing but the request's role, method and path, and runs with the caller's rights.
+create or replace function request_gate.check_request()
+returns void language plpgsql security invoker set search_path = '' as $$
+begin
+  if current_user not in ('anon', 'authenticated')
+     or (current_setting('request.method', true) = 'POST' and current_setting('request.path', true) = '/early_access') then
+    return;
+  end if;
+  raise exception using
+    errcode = 'insufficient_privilege',
+    message = 'permission denied: this key may only add a sign-up (POST /early_access)';
+end;
+$$;
+
+-- Nobody but the owner reaches the rules: not the API roles, and not PUBLIC, which may execute
+-- every new function by default.
+revoke all on table private.failure_sketches from public, anon, authenticated, service_role;
+revoke all on type private.sign_up_limit, private.sign_up_source from public, anon, authenticated, service_role;
+revoke all on function private.sign_up_clock(), private.bucket_past(bigint, bigint, private.sign_up_limit),
+  private.client_address(), private.client_in_scope(text, integer, integer), private.clients_of(text),
+  private.sources_of(text, uuid), private.refuse(private.sign_up_limit, bigint),
+  private.with_sign_up(private.sign_up_source, bigint), private.within_ceilings(private.sign_up_source, bigint),
+  private.paces_past(private.sign_up_source, bigint), private.read_source(private.sign_up_source),
+  private.count_sign_up(private.sign_up_source, bigint), private.forget_empty_sources(bytea, integer, bigint),
+  private.failure_cell(text, integer, integer), private.sketch_columns(bytea, integer, integer),
+  private.wanted_failure_sketches(), private.check_failure_sketches(), private.charge_failure(text),
+  private.before_sign_up(), private.after_sign_up()
+  from public, anon, authenticated, service_role;
+revoke all on procedure private.make_failure_cells() from public, anon, authenticated, service_role;
+revoke all on function private.normalized(public.early_access), private.broken_check(public.early_access),
+  private.refuse_check(text) from public, anon, authenticated, service_role;
+revoke all on function private.record_mark(uuid, bytea, text) from public, anon, authenticated, service_role;
