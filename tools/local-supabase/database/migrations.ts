@@ -24,8 +24,11 @@ export interface MigrationReport {
   created: boolean;
 }
 
-/** Applies the migrations not yet recorded. */
-export async function applyMigrations(db: Database): Promise<MigrationReport> {
+/**
+ * Applies the migrations not yet recorded; with `before`, only those older than that version (a
+ * test's project as it stood before a migration).
+ */
+export async function applyMigrations(db: Database, before?: string): Promise<MigrationReport> {
   await db.exec(HISTORY_TABLE_SQL);
   const { rows } = await db.query<{ version: string }>(
     "select version from supabase_migrations.schema_migrations",
@@ -35,7 +38,9 @@ export async function applyMigrations(db: Database): Promise<MigrationReport> {
     .sort()
     .flatMap((file) => {
       const match = MIGRATION_FILE.exec(file);
-      return match && !applied.has(match[1]!) ? [{ file, version: match[1]!, name: match[2]! }] : [];
+      return match && !applied.has(match[1]!) && !(before && match[1]! >= before)
+        ? [{ file, version: match[1]!, name: match[2]! }]
+        : [];
     });
   for (const { file, version, name } of pending) {
     const sql = readFileSync(new URL(file, MIGRATIONS_DIR), "utf8");
