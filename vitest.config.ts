@@ -45,6 +45,7 @@ const ON_POSTGRES_15 = {
     "security-advisor", // the Advisor's lints and the API roles' privileges, from that major's catalog
     "sign-up-limits", // every function of the rules once (inet, jsonb, hashing, row locks, plans), through the endpoint
     "strangers", // none of a thousand fresh visitors refused beside a flood: the promise itself, on each major
+    "upgrade", // the newest rules' migration over a project the old ones ran, on that major's catalog
     // Not: client-address (the gateway takes the socket's address, in Node); crowds (the same
     // functions' counting over 15,000 sign-ups, one at a time, as strangers.test.ts runs them);
     // migration-names (file names, no server); sign-up-buckets (the same functions' arithmetic at
