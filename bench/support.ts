@@ -2,10 +2,10 @@
 // PostgreSQL server of their own with Supabase projects on it, medians, and markdown tables.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   DEFAULT_MAJOR,
@@ -28,6 +28,24 @@ export function median(values: number[]): number {
 export function ms(n: number): string {
   return `${Math.round(n)} ms`;
 }
+
+/**
+ * Writes a bench's figures to bench/results/<name>.json, with when and on what they were taken:
+ * the record of its latest run, which the READMEs point to rather than copy.
+ */
+export async function writeResults(name: string, figures: object): Promise<void> {
+  const file = new URL(`./results/${name}.json`, import.meta.url);
+  await mkdir(new URL(".", file), { recursive: true });
+  const machine = { cpus: cpus().length, loadAverage: loadavg().map((load) => Number(load.toFixed(2))) };
+  await writeFile(
+    file,
+    `${JSON.stringify({ taken: new Date().toISOString(), machine, ...figures }, null, 2)}\n`,
+  );
+  console.log(`\nWritten to bench/results/${name}.json.`);
+}
+
+/** A figure against its target, as the benches print it: PASS or MISS, then the target. */
+export const verdict = (met: boolean, target: string) => `${met ? "PASS" : "MISS"} (${target})`;
 
 /** A markdown table, padded so that it also reads well in a terminal. */
 export function table(header: string[], rows: string[][]): string {
@@ -104,6 +122,8 @@ export async function startLocalSupabaseProcess(
 export interface BenchCluster {
   /** A pool of `poolSize` connections as `role` to `database`, closed with the server. */
   pool: (role: string, database: string, poolSize: number) => Database;
+  /** A connection URL for `role` on `database`. */
+  url: (role: string, database: string) => string;
   /** Closes every pool, stops the server and removes its folder. */
   close: () => Promise<void>;
 }
@@ -123,8 +143,7 @@ export async function startBenchCluster(
     folder: join(folder, "cluster"),
     durable: true,
     // A hosted project's memory rather than the local backend's small footprint: Supabase's
-    // smallest computes give shared_buffers a quarter of their 1 GB. (At the local 16 MB, the
-    // sign-up ceilings' 2,432 cells, a page each, do not fit, and every charge evicts a page.)
+    // smallest computes give shared_buffers a quarter of their 1 GB.
     // Connections for bench:rules's four databases of 50 API connections each, and their owners.
     settings: { max_connections: "250", shared_buffers: "256MB" },
     major,
@@ -136,6 +155,7 @@ export async function startBenchCluster(
       pools.push(pool);
       return pool;
     },
+    url: (role, database) => cluster.url(role, database),
     close: async () => {
       await Promise.all(pools.map((pool) => pool.close()));
       await cluster.stop();

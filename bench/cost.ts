@@ -1,0 +1,202 @@
+// `npm run bench:cost [-- --clients N]`: what the sign-up rules cost a small project (Supabase's
+// smallest: 500 MB of disk, 0.5 GB of memory), on a server of each major hosted Supabase runs,
+// 15 then 17, each figure beside the same thing without the rules:
+//
+//   - disk: the database's size (pg_database_size) set up as a project with no migration, then
+//     with every migration applied, and built from supabase/schemas alone (what the migrations'
+//     history leaves behind beyond what the schema declares: catalog rows of dropped objects);
+//   - memory: what one API connection keeps (pg_backend_memory_contexts, which only a superuser's
+//     own connection reads, so the bench signs up on one as PostgREST does: the request's
+//     settings, the role anon, the gate, the insert) after sign-ups from N clients, against the
+//     same inserts into a plain table of the same columns with no rule, trigger or policy;
+//   - CPU: that connection's server process's CPU time (/proc) per sign-up, each way;
+//   - sequences: how many a stored sign-up touches (a relation lock on each, read before commit),
+//     and how many a refused duplicate does (the failures' sketch, which a rollback cannot reach).
+//
+// Prints the figures with their targets and writes them to bench/results/cost.json. It never
+// fails on them.
+import { readdirSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { POSTGRES_MAJORS, SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
+import { OWNER, prepareSupabaseProject } from "../tools/local-supabase/database/supabase-project.ts";
+import { insertStatement, preRequestStatement } from "../tools/local-supabase/statements.ts";
+import { startBenchCluster, table, verdict, writeResults, type BenchCluster } from "./support.ts";
+
+const { values: options } = parseArgs({ options: { clients: { type: "string", default: "3000" } } });
+const CLIENTS = Number(options.clients);
+
+/** What the migrations may add to a new project's database. */
+const MAX_ADDED_MB = 8;
+/** What an API connection may keep beyond a plain table's, after sign-ups from CLIENTS clients. */
+const MAX_MEMORY_OVER_PLAIN_MB = 3;
+
+const SCHEMAS = new URL("../supabase/schemas/", import.meta.url);
+const MB = 1024 * 1024;
+
+/** A table with the list's columns and nothing else: what the rules are measured beside. */
+const PLAIN_TABLE = `
+  create table public.early_access (
+    id uuid primary key default gen_random_uuid(),
+    email text not null unique,
+    phone text,
+    created_at timestamptz not null default now());
+  grant insert, select on public.early_access to anon;`;
+
+/** PostgREST's settings for a visitor's POST, then its role, as the local Supabase sends them. */
+const SETTINGS = `select set_config('request.method', 'POST', true), set_config('request.path', '/early_access', true),
+  set_config('request.headers', $1, true), set_config('role', 'anon', true)`;
+const GATE = preRequestStatement("request_gate.check_request");
+const INSERT = insertStatement(
+  "early_access",
+  { json: "", isArray: true, columns: [{ name: "email", type: "text" }] },
+  [{ column: "email", cast: null }],
+).text;
+
+/** Sequences this connection holds a lock on: those its transaction touched. */
+const SEQUENCES_TOUCHED = `select count(*)::integer as n from pg_catalog.pg_locks l join pg_catalog.pg_class c on c.oid = l.relation
+  where l.pid = pg_backend_pid() and l.locktype = 'relation' and c.relkind = 'S'`;
+
+const size = async (bench: BenchCluster, database: string) =>
+  Number(
+    (
+      await bench
+        .pool(SUPERUSER, database, 1)
+        .query<{ bytes: string }>("select pg_database_size(current_database()) as bytes")
+    ).rows[0]!.bytes,
+  );
+
+/** A new database set up as a project, with `then` run in it as the owner. */
+async function project(bench: BenchCluster, database: string, then: (owner: pg.Client) => Promise<void>) {
+  await bench.pool(SUPERUSER, "postgres", 1).exec(`create database ${database}`);
+  await prepareSupabaseProject(bench, database);
+  const owner = new pg.Client(bench.url(OWNER, database));
+  await owner.connect();
+  await then(owner).finally(() => owner.end());
+}
+
+/** The server process's CPU time, in seconds, from /proc (user and system, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Signs CLIENTS visitors up on one superuser's connection as PostgREST does, each in its own
+ * transaction, then reads what the connection keeps and what its process spent.
+ */
+async function signUps(bench: BenchCluster, database: string, withGate: boolean) {
+  const session = new pg.Client(bench.url(SUPERUSER, database));
+  await session.connect();
+  try {
+    const pid = (await session.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]!.pid;
+    /** A visitor's sign-up; before its commit, how many sequences it touched. */
+    const signUp = async (index: number) => {
+      const client = `${11 + (index % 200)}.${(index >> 8) & 255}.${index & 255}.${1 + (index % 250)}`;
+      await session.query("begin");
+      await session.query({
+        name: "settings",
+        text: SETTINGS,
+        values: [JSON.stringify({ "cf-connecting-ip": client })],
+      });
+      if (withGate) await session.query({ name: "gate", text: GATE });
+      const email = JSON.stringify([{ email: `cost-${index}@example.com` }]);
+      await session.query({ name: "insert", text: INSERT, values: [email] });
+      const { rows } = await session.query<{ n: number }>(SEQUENCES_TOUCHED);
+      await session.query("commit");
+      return rows[0]!.n;
+    };
+    const started = cpuSeconds(pid);
+    let sequences = 0;
+    for (let index = 0; index < CLIENTS; index++) sequences = Math.max(sequences, await signUp(index));
+    const cpu = cpuSeconds(pid) - started;
+    const { rows } = await session.query<{ total: string; cache: string }>(
+      `select sum(total_bytes) as total, sum(total_bytes) filter (where name = 'CacheMemoryContext') as cache
+         from pg_catalog.pg_backend_memory_contexts`,
+    );
+    return {
+      memoryMb: Number(rows[0]!.total) / MB,
+      cacheMemoryContextMb: Number(rows[0]!.cache) / MB,
+      cpuPerSignUpMs: (cpu * 1000) / CLIENTS,
+      sequencesTouched: sequences,
+    };
+  } finally {
+    await session.end();
+  }
+}
+
+const results: Record<string, object> = {};
+const rows: string[][] = [];
+for (const major of POSTGRES_MAJORS.toSorted()) {
+  const bench = await startBenchCluster(["with_rules"], major);
+  try {
+    await project(bench, "plain", (owner) => owner.query(PLAIN_TABLE).then(() => undefined));
+    await project(bench, "empty", async () => {});
+    await project(bench, "from_schemas", async (owner) => {
+      // As the Supabase CLI reads them: every file, in file-name order.
+      for (const file of readdirSync(SCHEMAS)
+        .filter((name) => name.endsWith(".sql"))
+        .sort()) {
+        await owner.query(readFileSync(new URL(file, SCHEMAS), "utf8"));
+      }
+    });
+    const [empty, migrated, fromSchemas] = await Promise.all(
+      ["empty", "with_rules", "from_schemas"].map((database) => size(bench, database)),
+    );
+    const rules = await signUps(bench, "with_rules", true);
+    const plain = await signUps(bench, "plain", false);
+    const figures = {
+      addedByMigrationsMb: (migrated - empty) / MB,
+      addedBySchemasAloneMb: (fromSchemas - empty) / MB,
+      rules,
+      plain,
+      memoryOverPlainMb: rules.memoryMb - plain.memoryMb,
+    };
+    results[`PostgreSQL ${major}`] = figures;
+    const mb = (n: number) => `${n.toFixed(1)} MB`;
+    rows.push(
+      [
+        `${major}: the migrations add to a new database`,
+        mb(figures.addedByMigrationsMb),
+        "",
+        verdict(figures.addedByMigrationsMb <= MAX_ADDED_MB, `≤ ${MAX_ADDED_MB} MB`),
+      ],
+      [`${major}: the schema files alone add`, mb(figures.addedBySchemasAloneMb), "", ""],
+      [
+        `${major}: an API connection's memory after ${CLIENTS.toLocaleString("en")} clients`,
+        mb(rules.memoryMb),
+        mb(plain.memoryMb),
+        verdict(
+          figures.memoryOverPlainMb <= MAX_MEMORY_OVER_PLAIN_MB,
+          `≤ ${MAX_MEMORY_OVER_PLAIN_MB} MB more`,
+        ),
+      ],
+      [
+        `${major}: of which its catalog cache`,
+        mb(rules.cacheMemoryContextMb),
+        mb(plain.cacheMemoryContextMb),
+        "",
+      ],
+      [
+        `${major}: its server process's CPU per sign-up`,
+        `${rules.cpuPerSignUpMs.toFixed(2)} ms`,
+        `${plain.cpuPerSignUpMs.toFixed(2)} ms`,
+        "",
+      ],
+      [
+        `${major}: sequences a stored sign-up touches`,
+        String(rules.sequencesTouched),
+        String(plain.sequencesTouched),
+        verdict(rules.sequencesTouched === 0, "0"),
+      ],
+    );
+  } finally {
+    await bench.close();
+  }
+}
+console.log(`\n${table(["PostgreSQL", "with the rules", "a plain table", "target"], rows)}`);
+await writeResults("cost", {
+  clients: CLIENTS,
+  targets: { addedByMigrationsMb: MAX_ADDED_MB, memoryOverPlainMb: MAX_MEMORY_OVER_PLAIN_MB },
+  ...results,
+});
