@@ -2,14 +2,14 @@
 // from 10,000 to 100,000 sign-ups, and how long it takes: with the backend running in a process
 // of its own (the command is then only the client), and with none running (the command opens the
 // data folder itself, its PostgreSQL server included). Flat memory is the promise: pages of 1,000 rows, written
-// as they come. Data folders and ports of its own; prints figures, never fails on them.
+// as they come. Data folders and ports of its own; prints figures and writes them to bench/results/export.json, never fails on them.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openLocalDatabase } from "../tools/local-supabase/database/local-database.ts";
 import { runNpmScript } from "../tools/npm-script.ts";
 import { freePorts } from "../tools/processes.ts";
-import { LOCAL_ONLY, startLocalSupabaseProcess } from "./support.ts";
+import { LOCAL_ONLY, startLocalSupabaseProcess, table, writeResults } from "./support.ts";
 
 const SIZES = [10_000, 100_000];
 
@@ -84,14 +84,17 @@ async function withLocalSupabase<T>(dataDir: string, work: (port: number) => Pro
   }
 }
 
-const row = (rows: number, mode: string, { seconds, peakMiB, lines, bytes }: Measure) =>
-  `| ${rows.toLocaleString("en")} | ${mode} | ${seconds.toFixed(1)} s | ${Math.round(peakMiB)} MiB | ` +
-  `${(bytes / 1024 / 1024).toFixed(1)} MiB${lines === rows ? "" : ` (${lines} rows!)`} |`;
+const row = (rows: number, mode: string, { seconds, peakMiB, lines, bytes }: Measure) => [
+  rows.toLocaleString("en"),
+  mode,
+  `${seconds.toFixed(1)} s`,
+  `${Math.round(peakMiB)} MiB`,
+  `${(bytes / 1024 / 1024).toFixed(1)} MiB${lines === rows ? "" : ` (${lines} rows!)`}`,
+];
 
 try {
-  console.log("`npm run sign-ups -- export -o file`: time and the command's peak resident memory\n");
-  console.log("| sign-ups | backend | time | peak memory | CSV |");
-  console.log("| --- | --- | --- | --- | --- |");
+  const header = ["sign-ups", "backend", "time", "peak memory", "CSV"];
+  const measured: string[][] = [];
   for (const rows of SIZES) {
     const dataDir = await dataFolder(rows);
     // The command's settings name the folder the running backend holds, as the owner's `.env` does
@@ -99,11 +102,14 @@ try {
     const running = await withLocalSupabase(dataDir, (port) =>
       exportOnce({ SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) }),
     );
-    console.log(row(rows, "running (`npm start`)", running));
+    measured.push(row(rows, "running (`npm start`)", running));
     const [port] = freePorts(1) as [number];
     const opened = await exportOnce({ SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) });
-    console.log(row(rows, "none (opened by the command)", opened));
+    measured.push(row(rows, "none (opened by the command)", opened));
   }
+  console.log("`npm run sign-ups -- export -o file`: time and the command's peak resident memory\n");
+  console.log(table(header, measured));
+  await writeResults("export", { header, rows: measured });
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -8,7 +8,7 @@
 // Chrome with an empty profile, so no run inherits another's cache, and the two builds take turns
 // so that a busy moment on the machine hits both alike. It prints figures, never fails on them.
 //
-// Prints the medians as markdown (paste into the README) and writes every sample and median to
+// Prints the medians as markdown and writes every sample and median to
 // bench/results/lighthouse.json.
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -315,7 +315,7 @@ async function main() {
     `Lighthouse ${versions.lighthouse} (${versions.browser}), default mobile profile with simulated ` +
     `throttling, median of ${runs} runs, ${environment.date.slice(0, 10)}.`;
 
-  console.log(`\n${runs} runs in ${((performance.now() - started) / 1000).toFixed(0)} s. For the README:\n`);
+  console.log(`\n${runs} runs in ${((performance.now() - started) / 1000).toFixed(0)} s.\n`);
   console.log(report(summary, verdicts, header));
   await mkdir(dirname(RESULTS), { recursive: true });
   await writeFile(

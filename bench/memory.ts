@@ -3,7 +3,7 @@
 // creates it) and again on the same folder (as every later start opens it). The memory is that
 // of every process `npm start` runs (Node and the database server's processes under it). Runs
 // `npm run preview` (npm start without the build, so dist/ must exist) on ports of its own.
-// Prints figures, never fails on them.
+// Prints figures and writes them to bench/results/memory.json; never fails on them.
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { LOCAL_SECRET_KEY } from "../config/local-supabase.ts";
 import { npmScriptArgs } from "../tools/npm-script.ts";
 import { freePorts } from "../tools/processes.ts";
+import { table, writeResults } from "./support.ts";
 
 const SAMPLE_AT_SECONDS = [5, 10, 30, 60];
 
@@ -62,7 +63,7 @@ async function firstAnswer(apiUrl: string, since: number): Promise<number> {
   }
 }
 
-async function measure(label: string, dataDir: string): Promise<string> {
+async function measure(label: string, dataDir: string): Promise<string[]> {
   const [sitePort, apiPort] = freePorts(2) as [number, number];
   const spawned = performance.now();
   const child = spawn(process.execPath, npmScriptArgs("preview"), {
@@ -97,7 +98,13 @@ async function measure(label: string, dataDir: string): Promise<string> {
   const processes = tree(child.pid!).length;
   child.kill("SIGINT");
   await new Promise((exited) => child.on("exit", exited));
-  return `| ${label} | ${Math.round(answered)} ms | ${processes} | ${samples.join(" | ")} | ${highest === null ? "–" : mb(highest)} |`;
+  return [
+    label,
+    `${Math.round(answered)} ms`,
+    String(processes),
+    ...samples,
+    highest === null ? "–" : mb(highest),
+  ];
 }
 
 if (!existsSync("dist/index.html")) throw new Error("No build in dist/: run `npm run build` first.");
@@ -106,13 +113,17 @@ const root = mkdtempSync(join(tmpdir(), "memory-bench-"));
 chmodSync(root, 0o711);
 const dataDir = join(root, "data");
 try {
+  const header = [
+    "data folder",
+    "first answer",
+    "processes",
+    ...SAMPLE_AT_SECONDS.map((s) => `${s} s`),
+    "peak",
+  ];
+  const rows = [await measure("new", dataDir), await measure("existing", dataDir)];
   console.log(`\`npm start\` (without the build): time to the API's first answer, then resident memory:\n`);
-  console.log(
-    `| data folder | first answer | processes | ${SAMPLE_AT_SECONDS.map((s) => `${s} s`).join(" | ")} | peak |`,
-  );
-  console.log(`| --- | --- | --- | ${SAMPLE_AT_SECONDS.map(() => "---").join(" | ")} | --- |`);
-  console.log(await measure("new", dataDir));
-  console.log(await measure("existing", dataDir));
+  console.log(table(header, rows));
+  await writeResults("memory", { header, rows });
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

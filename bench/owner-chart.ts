@@ -6,7 +6,7 @@
 // client), and with none (the command opens the data folder, its PostgreSQL server included).
 // Target: under 2 s with the backend running. Beside the command's time (a Node process started,
 // its modules loaded), the time of its two reads alone, over HTTP from this process: what the views
-// cost. Data folders and ports of its own; prints figures, never fails on them.
+// cost. Data folders and ports of its own; prints figures and writes them to bench/results/owner-chart.json, never fails on them.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +17,7 @@ import { signUpsClient } from "../tools/sign-ups/client.ts";
 import { chartWindow } from "../tools/sign-ups/growth.ts";
 import { runNpmScript } from "../tools/npm-script.ts";
 import { freePorts } from "../tools/processes.ts";
-import { LOCAL_ONLY, median, startLocalSupabaseProcess, table } from "./support.ts";
+import { LOCAL_ONLY, median, startLocalSupabaseProcess, table, writeResults } from "./support.ts";
 
 const SIGN_UPS = 1_000_000;
 const RUNS = 7;
@@ -120,7 +120,9 @@ try {
   console.log(
     `\`npm run sign-ups -- count\` with ${SIGN_UPS.toLocaleString("en-US")} sign-ups: median of ${RUNS} (min–max)\n`,
   );
-  console.log(table(["list", "command", "backend", "time", "target"], rows));
+  const header = ["list", "command", "backend", "time", "target"];
+  console.log(table(header, rows));
+  await writeResults("owner-chart", { signUps: SIGN_UPS, runs: RUNS, header, rows });
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -4,8 +4,8 @@
 // them: a long tail of 10,000 company domains (every domain is checked against the lists), 1,000
 // sign-ups at 50 disposable domains, 500 at mistyped ones, 1,500 dotted and tagged Gmail
 // variants of 100 mailboxes, and 1% marked past a pace. With the backend running (the command
-// is then only a client). Target: under 2 s. Data folder and port of its own; prints figures,
-// never fails on them.
+// is then only a client). Target: under 2 s. Data folder and port of its own; prints figures
+// and writes them to bench/results/owner-marks.json, never fails on them.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +17,7 @@ import { openLocalDatabase } from "../tools/local-supabase/database/local-databa
 import { domainMark } from "../tools/sign-ups/marks.ts";
 import { runNpmScript } from "../tools/npm-script.ts";
 import { freePorts } from "../tools/processes.ts";
-import { LOCAL_ONLY, median, startLocalSupabaseProcess, table } from "./support.ts";
+import { LOCAL_ONLY, median, startLocalSupabaseProcess, table, writeResults } from "./support.ts";
 
 const SIGN_UPS = 100_000;
 const RUNS = 5;
@@ -150,7 +150,9 @@ try {
   console.log(
     `The owner's marks with ${SIGN_UPS.toLocaleString("en-US")} sign-ups, backend running: median of ${RUNS} (min–max)\n`,
   );
-  console.log(table(["command", "time", "target"], rows));
+  const header = ["command", "time", "target"];
+  console.log(table(header, rows));
+  await writeResults("owner-marks", { signUps: SIGN_UPS, runs: RUNS, header, rows });
   console.log(`\nWhat they said:\n${outputs.join("\n")}`);
 } finally {
   rmSync(root, { recursive: true, force: true });
