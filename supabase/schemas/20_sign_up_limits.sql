@@ -17,7 +17,7 @@
 -- own failure meets 429 there about (1 - e^(-k / width))^rows of the time for an address (a held
 -- address fills its cell alone); a network's cell is full with two held networks in it. A new
 -- sign-up never reads the sketch. Each cell is a sequence of about 10 kB with its catalog rows:
--- the sizes keep what the rules add to a project under 8 MB (`npm run bench:cost`).
+-- the sizes keep what the rules themselves add to a project under 8 MB (`npm run bench:cost`).
 create table private.sign_up_scopes (
   name text primary key check (name in ('address', 'network')),
   ipv4_prefix integer not null check (ipv4_prefix between 0 and 32),
