@@ -6,9 +6,9 @@ import { describeFailure, OwnerCommandError, TABLE, type Target } from "./failur
 
 /**
  * What `watch` sends along the page's own path (the publishable key, as anon): an address the
- * database's first check refuses (private.check_sign_up, supabase/schemas/10_early_access.sql) before
- * anything is stored or any sign-up rule counts it. The refusal proves the key, the insert grant
- * and the trigger's path; a sign-up's own checks run in the same order.
+ * database's check refuses (private.broken_check, supabase/schemas/10_early_access.sql) before
+ * anything is stored or locked, counted as one failure of the runner's address. The refusal proves
+ * the key, the insert grant and the trigger's path; a sign-up's own checks run in the same order.
  */
 export const REFUSED_ADDRESS = "sign-ups watch: not an address";
 
