@@ -1,8 +1,9 @@
 // `npm run bench:export`: how much memory `npm run sign-ups -- export` holds as the list grows
 // from 10,000 to 100,000 sign-ups, and how long it takes: with the backend running in a process
 // of its own (the command is then only the client), and with none running (the command opens the
-// data folder itself, its PostgreSQL server included). Flat memory is the promise: pages of 1,000 rows, written
-// as they come. Data folders and ports of its own; prints figures and writes them to bench/results/export.json, never fails on them.
+// data folder itself, its PostgreSQL server included). Flat memory is the promise: pages of 1,000
+// rows, written as they come. Data folders and ports of its own; prints figures and writes them to
+// its file in bench/results/, never fails on them.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

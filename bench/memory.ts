@@ -3,7 +3,7 @@
 // creates it) and again on the same folder (as every later start opens it). The memory is that
 // of every process `npm start` runs (Node and the database server's processes under it). Runs
 // `npm run preview` (npm start without the build, so dist/ must exist) on ports of its own.
-// Prints figures and writes them to bench/results/memory.json; never fails on them.
+// Prints figures and writes them to its file in bench/results/; never fails on them.
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

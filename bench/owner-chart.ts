@@ -6,7 +6,8 @@
 // client), and with none (the command opens the data folder, its PostgreSQL server included).
 // Target: under 2 s with the backend running. Beside the command's time (a Node process started,
 // its modules loaded), the time of its two reads alone, over HTTP from this process: what the views
-// cost. Data folders and ports of its own; prints figures and writes them to bench/results/owner-chart.json, never fails on them.
+// cost. Data folders and ports of its own; prints figures and writes them to its file in
+// bench/results/, never fails on them.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,7 +5,7 @@
 // sign-ups at 50 disposable domains, 500 at mistyped ones, 1,500 dotted and tagged Gmail
 // variants of 100 mailboxes, and 1% marked past a pace. With the backend running (the command
 // is then only a client). Target: under 2 s. Data folder and port of its own; prints figures
-// and writes them to bench/results/owner-marks.json, never fails on them.
+// and writes them to its file in bench/results/, never fails on them.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
