@@ -192,6 +192,19 @@ describe("watch", () => {
     expect(stdout.text()).toBe("");
   });
 
+  it("removes what the page's path stored though the list's reads failed, and fails with the reads' failure", async () => {
+    const { signUps, calls } = fakeSignUps({
+      totals: () => Promise.reject(new OwnerCommandError("the list's read")),
+      removeIds: async () => 1,
+    });
+    const { context } = contextOf(signUps);
+    const stored = async () => ({ storedId: "the-row" });
+    await expect(verbs.watch(context, { url: "https://abc.supabase.co", checkPage: stored })).rejects.toThrow(
+      "the list's read",
+    );
+    expect(calls.filter(([name]) => name === "removeIds")).toEqual([["removeIds", ["the-row"]]]);
+  });
+
   it("reports the secret key's failure first when both fail", async () => {
     const { context } = contextOf(
       fakeSignUps({ totals: () => Promise.reject(new OwnerCommandError("the secret key's")) }).signUps,

@@ -91,7 +91,8 @@ export interface WatchOptions {
  * activity, which keeps a Free project from pausing), the page's own sign-up path checked with
  * the publishable key, and the site looked at, all at once; then `count`'s summary in Markdown,
  * with the site's, on stdout and appended to `summaryFile`. The project failing fails it before
- * any report (the secret key's read first); the site failing, once the report is written.
+ * any report (the secret key's read first), a row the page's path stored (its check gone) removed
+ * whatever the reads did; the site failing, once the report is written.
  */
 export async function watch(
   context: VerbContext,
@@ -99,20 +100,21 @@ export async function watch(
 ): Promise<void> {
   const [read, page, site] = await Promise.allSettled([
     readSummary(context),
-    checkPage(),
+    checkPage().then(async (answer) => {
+      if (!("storedId" in answer)) return answer;
+      // Removed at once, whatever the reads do: the row must not stay in the list.
+      await context.signUps.removeIds([answer.storedId]);
+      throw new OwnerCommandError(
+        `The page's sign-up path at ${url} stored "${REFUSED_ADDRESS}", which the database must refuse: its ` +
+          "check (private.check_sign_up) is missing or changed. The row was removed; apply this repository's " +
+          `migrations (${DEPLOY_COMMAND}).`,
+        "Page's sign-up check missing",
+      );
+    }),
     checkSite ? checkSite() : Promise.resolve(null),
   ]);
   if (read.status === "rejected") throw read.reason;
   if (page.status === "rejected") throw page.reason;
-  if ("storedId" in page.value) {
-    await context.signUps.removeIds([page.value.storedId]);
-    throw new OwnerCommandError(
-      `The page's sign-up path at ${url} stored "${REFUSED_ADDRESS}", which the database must refuse: its ` +
-        "check (private.check_sign_up) is missing or changed. The row was removed; apply this repository's " +
-        `migrations (${DEPLOY_COMMAND}).`,
-      "Page's sign-up check missing",
-    );
-  }
   const siteReport = site.status === "fulfilled" ? site.value : { failure: oneLine(site.reason) };
   const report = watchMarkdown(read.value, page.value, siteReport, context.now, context.zone);
   context.stdout.write(report);
