@@ -172,7 +172,7 @@ program
   .option("--source <id>", "remove this source's marked sign-ups (list --marked shows the ids)", sourceId)
   .option(
     "--reason <reason>",
-    `remove the sign-ups marked for this reason: ${REASON_NAMES.map((reason) => `${reason} (${REASONS[reason].total})`).join(", ")}`,
+    `remove the sign-ups marked for this reason: ${REASON_NAMES.map((reason) => `${reason} (${REASONS[reason]})`).join(", ")}`,
     reasonName,
   )
   .action((email: string | undefined, { source, reason }: { source?: string; reason?: Reason }) => {

@@ -413,7 +413,7 @@ export async function removeSource({ signUps, stderr }: VerbContext, source: str
 /** `remove --reason <reason>`: the sign-ups marked for it, as the marks read now. */
 export async function removeReason({ signUps, stderr }: VerbContext, reason: Reason): Promise<void> {
   const removed = await removeForReason(signUps, reason);
-  const words = REASONS[reason].total;
+  const words = REASONS[reason];
   stderr.write(
     removed > 0
       ? `Removed ${removed} ${removed === 1 ? "sign-up" : "sign-ups"} ${words}.\n`
