@@ -17,7 +17,7 @@ import { runNpmScript } from "../../tools/npm-script.ts";
 import { signUpsClient } from "../../tools/sign-ups/client.ts";
 import type { Target } from "../../tools/sign-ups/failures.ts";
 import { checkSignUpPath } from "../../tools/sign-ups/probe.ts";
-import * as verbs from "../../tools/sign-ups/verbs.ts";
+import { watch } from "../../tools/sign-ups/verbs/watch.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
 import { answering, PAUSED, withPausedProject } from "../support/answering.ts";
 import { capture } from "../support/capture.ts";
@@ -83,7 +83,7 @@ async function watchInProcess(
   const stdout = capture();
   const stderr = capture();
   const context = { signUps, now: NOW, zone: "UTC", stdout, stderr };
-  const run = verbs.watch(context, { url, checkPage, summaryFile });
+  const run = watch(context, { url, checkPage, summaryFile });
   return { run, stdout };
 }
 
@@ -247,7 +247,7 @@ describe("against a project that does not answer", () => {
     const page = createClient(url, LOCAL_PUBLISHABLE_KEY, options);
     const discard = new PassThrough();
     await expect(
-      verbs.watch(
+      watch(
         { signUps, now: NOW, zone: "UTC", stdout: discard, stderr: discard },
         {
           url,

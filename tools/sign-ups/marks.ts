@@ -11,7 +11,7 @@ const disposableDomains = mailchecker.blacklist();
  * lists them, with how `count` and `remove` word its sign-ups (`3 past a pace`). The one list: a
  * new reason starts here, and `npm run check` then names every place that must handle it (each a
  * `Record<Reason, …>` or a `switch` ending in `unhandled`: review.ts counts, words and groups it,
- * the `remove` verb removes it, domainMark below decides a domain's).
+ * verbs/remove.ts removes it, domainMark below decides a domain's).
  */
 export const REASONS = {
   // The database's, as it stores the sign-up (supabase/schemas/30_marks.sql): only the request
