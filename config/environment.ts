@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { LOCAL_API_PORT } from "./local-supabase.ts";
+import { OwnerFailure } from "./owner-failure.ts";
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -19,7 +20,12 @@ export const LOCAL_SITE_URL = "http://localhost:4321";
 /** The addresses that mean "this machine". */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
-export class ConfigurationError extends Error {}
+/** A setting that makes no sense, and what to set instead: a failure of any command that reads it. */
+export class ConfigurationError extends OwnerFailure {
+  constructor(message: string) {
+    super(message, "Settings refused");
+  }
+}
 
 /** The settings: the process's environment over the `.env` files, later files over earlier ones. */
 export function readEnvironment(mode = process.env.NODE_ENV ?? "production"): Environment {

@@ -10,6 +10,10 @@
 // `npm test -- <paths>` runs only those files: `.spec.ts` ones with Playwright, the others with
 // Vitest; a step given no file of its kind is skipped.
 //
+// `npm run test:durations` (`--record-durations`) runs them all, and once every test has passed
+// writes how long each Vitest file took into tests/durations.json (support/durations.ts), the
+// record that orders the next runs' files.
+//
 // Everything runs in a world of its own (tests/test-environment.ts): its own ports, its own
 // build folder, a throwaway database, whatever `.env` says and whatever else is running.
 import { spawn } from "node:child_process";
@@ -17,6 +21,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { packageBin } from "../tools/processes.ts";
 import { ensurePrerequisites } from "./prerequisites/install.ts";
+import { writeDurations } from "./support/durations.ts";
 import type { ProjectTimes } from "./support/project-times.ts";
 import { useTestEnvironment } from "./test-environment.ts";
 
@@ -26,7 +31,13 @@ const vitestReport = join(runFolder, "vitest.json");
 const projectTimes = join(runFolder, "vitest-projects.json");
 const playwrightReport = join(runFolder, "playwright.json");
 
-const paths = process.argv.slice(2);
+const RECORD_DURATIONS = "--record-durations";
+const recordDurations = process.argv.includes(RECORD_DURATIONS);
+const paths = process.argv.slice(2).filter((arg) => arg !== RECORD_DURATIONS);
+if (recordDurations && paths.length > 0) {
+  console.error(`✖ ${RECORD_DURATIONS} records a run of every file: it takes no paths.`);
+  process.exit(1);
+}
 const specs = paths.filter((path) => path.endsWith(".spec.ts"));
 const others = paths.filter((path) => !path.endsWith(".spec.ts"));
 
@@ -153,6 +164,10 @@ const failed = (vitestResults?.numFailedTests ?? 0) + brokenFiles + (browser?.un
 const skipped =
   (vitestResults?.numPendingTests ?? 0) + (vitestResults?.numTodoTests ?? 0) + (browser?.skipped ?? 0);
 if (failures.length) console.log(`\n${failures.join("; ")}`);
+else if (recordDurations && projects) {
+  writeDurations(projects);
+  console.log("\nEach Vitest file's time written to tests/durations.json.");
+}
 // The last line, alone, is what CI reads.
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failures.length ? 1 : 0);

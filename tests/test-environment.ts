@@ -79,6 +79,10 @@ function chooseTestEnvironment(): Record<string, string> {
     // after the first skips most of its compiling. Not a setting of the project: nothing a test
     // proves depends on it, and the developer's commands the tests run keep it too.
     NODE_COMPILE_CACHE: join(folder, "node-compile-cache"),
+    // Astro's telemetry off, its documented way, for every Astro command of the run (the build,
+    // the builds and servers the tests start): no notice in the run's output, and nothing written
+    // to the developer's own Astro settings (~/.config/astro), which the notice otherwise records.
+    ASTRO_TELEMETRY_DISABLED: "1",
     // Every other temporary file of every process of the run (Node's tmpdir(), PostgreSQL's, the
     // browser's), in the shared folder, not one of the run's own, so that the next run clears
     // throwaway clusters a killed run left there (startThrowawayCluster).

@@ -105,6 +105,34 @@ describe.each([
   });
 });
 
+describe.each([
+  // A host's file, as public/_headers writes its comments.
+  {
+    style: "hash",
+    source: "# `npm start` applies it too (server/sign-ups/cli.ts)\n/*\n  X-Frame-Options: DENY",
+    found: [["server/sign-ups/cli.ts", null]],
+  },
+  // An image's markup comment, and not its attributes.
+  {
+    style: "markup",
+    source: '<svg xmlns="http://www.w3.org/2000/svg"><!-- drawn as docs/product.md says --></svg>',
+    found: [["docs/product.md", "docs/product.md"]],
+  },
+  // JSON has no comments: every line is read.
+  {
+    style: "none",
+    source: '{ "scripts": { "dev": "node tools/local-supabase/index.ts" } }',
+    found: [["tools/local-supabase/index.ts", "tools/local-supabase/index.ts"]],
+  },
+] as const)("a file whose comments are $style", ({ style, source, found }) => {
+  it("is read as its kind writes comments", () => {
+    const paths = namedInComments(source, style)
+      .map((name) => [name.path, locate(name, "public/_headers", repository, true)])
+      .filter(([, where]) => where !== "not a path");
+    expect(paths).toEqual(found);
+  });
+});
+
 describe("a link's lines", () => {
   it.each([
     ["L12-L20", [12, 20]],

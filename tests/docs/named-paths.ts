@@ -44,15 +44,20 @@ export function namedInMarkdown(markdown: string): Named[] {
   return named;
 }
 
-/** How comments start, by file extension (a `#` or `//` must start the line or follow a space). */
+/**
+ * How comments start, by file extension (a `#` or `//` must start the line or follow a space);
+ * `none` for a format without comments (JSON), whose every line is read.
+ */
 const COMMENT = {
   slashes: /(?:^|\s)\/\/(.*)$|^\s*(?:\/\*+|\*(?!\/))(.*)$/,
   dashes: /(?:^|\s)--(.*)$/,
   hash: /(?:^|\s)#(.*)$/,
+  markup: /<!--(.*?)(?:-->|$)/,
+  none: /^(.*)$/,
 };
 export type CommentStyle = keyof typeof COMMENT;
 
-/** The path-like words, each with at least one slash, of a source file's comments. */
+/** The path-like words, each with at least one slash, of a file's comments. */
 export function namedInComments(source: string, style: CommentStyle): Named[] {
   return source.split("\n").flatMap((text, index) => {
     const match = COMMENT[style].exec(text);

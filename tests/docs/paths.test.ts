@@ -1,6 +1,6 @@
 // Every path the repository's documents name is there: each Markdown file's links (with the
-// lines or heading they point at) and the code spans that hold a path, and the paths that
-// comments in the code name. Only what lives outside the repository by design may be missing:
+// lines or heading they point at) and the code spans that hold a path, and the paths that the
+// comments of every other text file name (code, configuration, public/'s files for the host). Only what lives outside the repository by design may be missing:
 // what git ignores (`.env`, `dist/`), `vercel.json` on the host, `seed.sql` in Supabase's layout.
 import { describe, expect, it } from "vitest";
 import {
@@ -12,16 +12,22 @@ import {
   type CommentStyle,
   type Named,
 } from "./named-paths.ts";
-import { files, read, repository } from "./repository.ts";
+import { files, read, readBytes, repository } from "./repository.ts";
 
-/** How each kind of code file writes its comments. */
+/** How each kind of text file writes its comments, by its path. */
 const COMMENT_STYLES: [RegExp, CommentStyle][] = [
   [/\.(ts|tsx|mjs|js|astro|css)$/, "slashes"],
   [/\.sql$/, "dashes"],
-  [/\.(toml|conf|ya?ml)$|^\.ci\/run$/, "hash"],
+  [/\.(toml|conf|ya?ml)$|^\.ci\/run$|(^|\/)(_headers|\.gitignore|\.prettierignore|\.env\.example)$/, "hash"],
+  [/\.svg$/, "markup"],
+  [/\.json$/, "none"],
 ];
 
-const styleOf = (file: string) => COMMENT_STYLES.find(([pattern]) => pattern.test(file))?.[1];
+/** Text files that name no path of this repository: npm writes the lock, whose paths are its packages' own. */
+const NOT_READ = new Set(["package-lock.json"]);
+
+const styleOf = (file: string) =>
+  NOT_READ.has(file) ? undefined : COMMENT_STYLES.find(([pattern]) => pattern.test(file))?.[1];
 
 /** `file:line path` for each name in `file` that is not there. */
 function missingIn(file: string, named: Named[], comment = false): string[] {
@@ -35,6 +41,17 @@ describe("the files the checks read", () => {
     expect(files).toContain("README.md");
     expect(files).toContain("tests/docs/paths.test.ts");
     expect(files.some((file) => file.startsWith("node_modules/"))).toBe(false);
+  });
+
+  it("are every text file it has: each a document, or of a kind whose comments are known", () => {
+    const unread = files.filter(
+      (file) =>
+        !file.endsWith(".md") &&
+        !NOT_READ.has(file) &&
+        styleOf(file) === undefined &&
+        !readBytes(file).includes(0),
+    );
+    expect(unread, "text files of no known comment style (COMMENT_STYLES)").toEqual([]);
   });
 });
 
@@ -63,7 +80,7 @@ describe("every path a document names", () => {
   });
 });
 
-describe("every repository path a comment names", () => {
+describe("every repository path a comment names, in every file that is not a document", () => {
   const sources = files.filter((file) => styleOf(file) !== undefined);
 
   it.each(sources)("%s", (file) => {

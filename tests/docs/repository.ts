@@ -32,3 +32,6 @@ export const repository: Repository = {
 
 /** A file's text, by its path from the root. */
 export const read = (file: string) => readFileSync(posix.join(root, file), "utf8");
+
+/** A file's bytes: a text file has no NUL among them. */
+export const readBytes = (file: string) => readFileSync(posix.join(root, file));

@@ -9,7 +9,11 @@ import type { Database, Queryable } from "../../tools/local-supabase/database/da
 import { startLocalSupabase } from "../../tools/local-supabase/index.ts";
 import { signUpsClient } from "../../tools/sign-ups/client.ts";
 import { checkSignUpPath } from "../../tools/sign-ups/probe.ts";
-import * as verbs from "../../tools/sign-ups/verbs.ts";
+import { count } from "../../tools/sign-ups/verbs/count.ts";
+import { exportList } from "../../tools/sign-ups/verbs/export.ts";
+import { list } from "../../tools/sign-ups/verbs/list.ts";
+import { removeAddress } from "../../tools/sign-ups/verbs/remove.ts";
+import { status } from "../../tools/sign-ups/verbs/status.ts";
 import {
   clientFor,
   openTestDatabase,
@@ -168,13 +172,13 @@ describe("what keeps working", () => {
     const context = { signUps, now: new Date(), zone: "UTC", stdout: output(), stderr: output() };
     const written = (stream: PassThrough) => stream.read()?.toString() ?? "";
 
-    await verbs.count(context);
-    await verbs.status(context, { url: backend.url, local: true });
-    await verbs.list(context, {});
+    await count(context);
+    await status(context, { url: backend.url, local: true });
+    await list(context, {});
     expect(written(context.stdout)).toContain(email);
-    await verbs.exportList(context, {});
+    await exportList(context, {});
     expect(written(context.stdout)).toContain(email);
-    await verbs.removeAddress(context, email);
+    await removeAddress(context, email);
     const { data } = await clientFor(backend, backend.secretKey)
       .from("early_access")
       .select("email")

@@ -1,5 +1,5 @@
 // One rule for an address's case, wherever an address is normalised: the page before it sends
-// (src/lib/sign-up-rules.ts), the owner's command before it removes (tools/sign-ups/verbs.ts),
+// (src/lib/sign-up-rules.ts), the owner's command before it removes (tools/sign-ups/verbs/remove.ts),
 // and the database as it stores (supabase/schemas/10_early_access.sql): every Unicode space
 // trimmed, A to Z lowered and nothing else. Addresses beyond ASCII, which the database refuses,
 // must not become an ASCII address on the way: the Kelvin sign lowered by toLowerCase() is `k`.
@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeEmail, normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import type { SignUps } from "../../tools/sign-ups/rows.ts";
-import * as verbs from "../../tools/sign-ups/verbs.ts";
+import type { Output } from "../../tools/sign-ups/verbs/context.ts";
+import { removeAddress } from "../../tools/sign-ups/verbs/remove.ts";
 import { openTestDatabase } from "../support/database.ts";
 
 const CASES: Array<{ case: string; typed: string; normalised: string; stored: boolean }> = [
@@ -57,11 +58,8 @@ describe.each(CASES)("$case: $typed", ({ typed, normalised }) => {
   it("the owner's command looks it up normalised so", async () => {
     const asked: string[] = [];
     const signUps = { remove: async (email: string) => (asked.push(email), false) } as unknown as SignUps;
-    const discard = { write: () => true } as unknown as verbs.Output;
-    await verbs.removeAddress(
-      { signUps, now: new Date(), zone: "UTC", stdout: discard, stderr: discard },
-      typed,
-    );
+    const discard = { write: () => true } as unknown as Output;
+    await removeAddress({ signUps, now: new Date(), zone: "UTC", stdout: discard, stderr: discard }, typed);
     expect(asked).toEqual([normalised]);
   });
 });

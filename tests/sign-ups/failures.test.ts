@@ -2,7 +2,8 @@
 // what to do, a paused project above all, which otherwise looks like any failure.
 import { createClient, type PostgrestError } from "@supabase/supabase-js";
 import { describe, expect, it } from "vitest";
-import { describeFailure } from "../../tools/sign-ups/failures.ts";
+import { ConfigurationError, port } from "../../config/environment.ts";
+import { describeFailure, oneLine, OwnerCommandError, titleOf } from "../../tools/sign-ups/failures.ts";
 import { checkSignUpPath } from "../../tools/sign-ups/probe.ts";
 import { DEPLOY_COMMAND } from "../../tools/supabase-cli.ts";
 
@@ -134,5 +135,51 @@ describe("the watch's probe of the page's path", () => {
         `that this repository's migrations are all applied (${DEPLOY_COMMAND} --dry-run lists any missing).`,
     );
     await expect(probe).rejects.toMatchObject({ title: "Page's sign-up path broken" });
+  });
+});
+
+describe("any failure, as the owner reads it", () => {
+  /** What `port` throws for a setting that is no port. */
+  const setting = () => {
+    try {
+      port({ SUPABASE_API_PORT: "abc" }, "SUPABASE_API_PORT", 54321);
+    } catch (error) {
+      return error;
+    }
+    throw new Error("port() took abc");
+  };
+
+  it.each([
+    {
+      case: "a setting that makes no sense: titled as such, its lines on one",
+      error: new ConfigurationError(
+        "PUBLIC_SUPABASE_URL and SUPABASE_API_PORT disagree.\nSet them to one port.",
+      ),
+      title: "Settings refused",
+      line: "PUBLIC_SUPABASE_URL and SUPABASE_API_PORT disagree. Set them to one port.",
+    },
+    {
+      case: "a setting as the settings refuse it",
+      error: setting(),
+      title: "Settings refused",
+      line: 'SUPABASE_API_PORT must be a port number (0–65535), not "abc".',
+    },
+    {
+      case: "the command's own: its title",
+      error: new OwnerCommandError(
+        "The project at https://x.supabase.co is paused.",
+        "Supabase project paused",
+      ),
+      title: "Supabase project paused",
+      line: "The project at https://x.supabase.co is paused.",
+    },
+    {
+      case: "anything else: a title of the command's, and the error as it came",
+      error: new TypeError("Cannot read properties of undefined (reading 'split')"),
+      title: "The owner's command failed",
+      line: "TypeError: Cannot read properties of undefined (reading 'split')",
+    },
+  ])("$case", ({ error, title, line }) => {
+    expect({ title: titleOf(error), line: oneLine(error) }).toEqual({ title, line });
   });
 });

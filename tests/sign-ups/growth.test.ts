@@ -162,6 +162,10 @@ describe("chartWindow", () => {
     ]);
   });
 
+  it("shows today for a first sign-up on a later day than now's (stored after the command read its clock)", () => {
+    expect(chartWindow(now, "UTC", new Date("2026-11-23T00:00:01Z")).days).toEqual(["2026-11-22"]);
+  });
+
   it("uses the owner's days: 10:00 UTC on the 22nd is already the 23rd in Kiribati (UTC+14)", () => {
     expect(chartWindow(now, "Pacific/Kiritimati", now).days).toEqual(["2026-11-23"]);
   });

@@ -14,7 +14,7 @@ import {
   type MailingTool,
 } from "../../tools/sign-ups/mailing-tools.ts";
 import { countryCode, toE164 } from "../../tools/sign-ups/phones.ts";
-import * as verbs from "../../tools/sign-ups/verbs.ts";
+import { exportList, type ExportOptions } from "../../tools/sign-ups/verbs/export.ts";
 
 describe("toE164", () => {
   it.each([
@@ -135,15 +135,12 @@ describe("export --for, in this process", () => {
     repeats: async () => [],
   } as unknown as SignUps;
 
-  async function exportFor(tool: MailingTool, options: Partial<verbs.ExportOptions> = {}) {
+  async function exportFor(tool: MailingTool, options: Partial<ExportOptions> = {}) {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     const out = text(stdout);
     const err = text(stderr);
-    await verbs.exportList(
-      { signUps, now: new Date(), zone: "UTC", stdout, stderr },
-      { for: tool, ...options },
-    );
+    await exportList({ signUps, now: new Date(), zone: "UTC", stdout, stderr }, { for: tool, ...options });
     stdout.end();
     stderr.end();
     return { csv: await out, message: await err };

@@ -9,12 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
+import { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
 import { LOCK_FILE } from "../../tools/local-supabase/database/data-folder.ts";
 import { openLocalDatabase } from "../../tools/local-supabase/database/local-database.ts";
+import { connectPool } from "../../tools/local-supabase/database/pool.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
 import { withPausedProject } from "../support/answering.ts";
 import { LEGACY_ANON_KEY as LOCAL_ANON_KEY } from "../support/legacy-keys.ts";
-import { LOCAL_PUBLISHABLE_KEY } from "../../config/local-supabase.ts";
+import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
 import { normalizeSignUp } from "../../src/lib/sign-up-rules.ts";
 import { register } from "../../src/lib/sign-up-request.ts";
 import { createClient } from "../../src/lib/supabase-client.ts";
@@ -34,7 +36,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
  * this process.
  */
 function runOwnerCommand(args: string[], settings: Record<string, string>): Promise<ScriptRun> {
-  const env = {
+  return runNpmScript("sign-ups", args, { env: ownerCommandEnv(settings) });
+}
+
+/** The owner's command's environment: these settings, and every other it reads unset. */
+function ownerCommandEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
+  return {
     ...withoutTestEnvironment(process.env),
     PUBLIC_SUPABASE_URL: "",
     SUPABASE_API_PORT: "",
@@ -46,7 +53,6 @@ function runOwnerCommand(args: string[], settings: Record<string, string>): Prom
     TZ: "UTC",
     ...settings,
   };
-  return runNpmScript("sign-ups", args, { env });
 }
 
 /**
@@ -782,6 +788,110 @@ describe("while `npm run backend` is still starting", () => {
     } finally {
       backend.kill("SIGINT");
       await new Promise((exited) => backend.on("exit", exited));
+    }
+  });
+});
+
+describe("while `npm run backend` is stopping", () => {
+  /** Resolves once `condition` holds, asked every 20 ms. */
+  async function until(condition: () => Promise<boolean>): Promise<void> {
+    while (!(await condition())) await new Promise((resume) => setTimeout(resume, 20));
+  }
+
+  // `npm start` stops its backend the same way: answers no more, lets the answers in progress
+  // finish, stops its PostgreSQL server, and only then lets the data folder go.
+  it("waits for it to let the data folder go, saying so, then opens it", async () => {
+    const dataDir = join(root, "stopping");
+    const [port] = freePorts(1) as [number];
+    const settings = { SUPABASE_DATA_DIR: dataDir, SUPABASE_API_PORT: String(port) };
+    const url = `http://127.0.0.1:${port}`;
+    const backend = spawn(process.execPath, npmScriptArgs("backend"), {
+      env: {
+        ...withoutTestEnvironment(process.env),
+        PUBLIC_SUPABASE_URL: "",
+        SUPABASE_DB_URL: "",
+        ...settings,
+      },
+      stdio: "ignore",
+    });
+    const backendExited = new Promise((exited) => backend.on("exit", exited));
+    const answers = () =>
+      fetch(`${url}/rest/v1/`).then(
+        (response) => (void response.body?.cancel(), true),
+        () => false,
+      );
+    let server: Database | undefined;
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
+    try {
+      await until(answers);
+      await signUpThroughThePage(
+        { url, publishableKey: LOCAL_PUBLISHABLE_KEY } as LocalSupabase,
+        PEOPLE.slice(0, 1),
+      );
+      // Its stop held for as long as the test needs: an answer in progress waits on a lock the
+      // test takes on the backend's own server (postmaster.pid's fourth line is its port).
+      const serverPort = readFileSync(join(dataDir, "postgresql", "postmaster.pid"), "utf8").split("\n")[3];
+      const pool = connectPool({
+        url: `postgres://${SUPERUSER}@127.0.0.1:${serverPort}/postgres`,
+        poolSize: 2,
+      });
+      server = pool;
+      const { promise: locked, resolve: lockTaken } = Promise.withResolvers<void>();
+      const holding = pool.transaction(async (tx) => {
+        await tx.exec("lock table public.early_access in access exclusive mode");
+        lockTaken();
+        await released;
+      });
+      await locked;
+      const answer = fetch(`${url}/rest/v1/early_access?select=email`, {
+        headers: { apikey: LOCAL_SECRET_KEY, Authorization: `Bearer ${LOCAL_SECRET_KEY}` },
+      }).catch(() => null);
+      await until(async () => {
+        const { rows } = await pool.query<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'",
+        );
+        return rows[0]!.n > 0;
+      });
+      backend.kill("SIGTERM");
+      await until(async () => !(await answers()));
+
+      // The command, started while the backend stops: it says it waits, and waits.
+      const command = spawn(process.execPath, [...npmScriptArgs("sign-ups"), "count"], {
+        env: ownerCommandEnv(settings),
+        stdio: "pipe",
+      });
+      let stdout = "";
+      let stderr = "";
+      command.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
+      const said = new Promise<void>((heard) =>
+        command.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk;
+          if (stderr.includes("\n")) heard();
+        }),
+      );
+      const status = new Promise((exited) => command.on("close", exited));
+      await said;
+      expect(stderr).toMatch(
+        new RegExp(
+          `^Process ${backend.pid} \\(.+tools/backend\\.ts\\) holds the data folder .+stopping and does not answer at ${url}: ` +
+            "waiting for it to answer, or to stop and let the folder go \\(at most 30 s\\)\\.\n$",
+        ),
+      );
+      // The backend's stop goes on: it ends, and the command opens the folder and counts.
+      release();
+      await holding;
+      await answer;
+      await pool.close();
+      server = undefined;
+      expect(await status, stderr).toBe(0);
+      expect(stdout).toMatch(/^1 sign-up\n/);
+      expect(await backendExited).toBe(0);
+    } finally {
+      // However the test went, the backend stops as it should, its server with it.
+      release();
+      await server?.close();
+      backend.kill("SIGINT");
+      await backendExited;
     }
   });
 });

@@ -1,4 +1,4 @@
-// The owner's verbs in this process (tools/sign-ups/verbs.ts): each given its sign-ups, a clock and
+// The owner's verbs in this process (tools/sign-ups/verbs/): each given its sign-ups, a clock and
 // output streams of the test's own, first a stand-in for the API that records what it is asked,
 // then the local Supabase, where a removal must take as few requests as the API allows.
 import { createClient } from "@supabase/supabase-js";
@@ -11,7 +11,12 @@ import { OwnerCommandError } from "../../tools/sign-ups/failures.ts";
 import type { DomainCount, SignUpRow, SignUps, Totals } from "../../tools/sign-ups/rows.ts";
 import type { HourCount } from "../../tools/sign-ups/growth.ts";
 import { domainMark } from "../../tools/sign-ups/marks.ts";
-import * as verbs from "../../tools/sign-ups/verbs.ts";
+import { count } from "../../tools/sign-ups/verbs/count.ts";
+import { exportList } from "../../tools/sign-ups/verbs/export.ts";
+import { list, listMarked } from "../../tools/sign-ups/verbs/list.ts";
+import { removeAddress, removeReason } from "../../tools/sign-ups/verbs/remove.ts";
+import { status } from "../../tools/sign-ups/verbs/status.ts";
+import { watch } from "../../tools/sign-ups/verbs/watch.ts";
 import { capture } from "../support/capture.ts";
 import { openTestDatabase } from "../support/database.ts";
 
@@ -83,7 +88,7 @@ const row = (email: string, created_at: string, review: string | null = null): S
 describe("count", () => {
   it("says the list is empty, and draws no chart", async () => {
     const { context, stdout } = contextOf(fakeSignUps().signUps);
-    await verbs.count(context);
+    await count(context);
     expect(stdout.text()).toBe("No sign-ups yet: the list is empty.\n");
   });
 
@@ -110,7 +115,7 @@ describe("count", () => {
       domainCounts: async () => domains,
     });
     const { context, stdout } = contextOf(signUps);
-    await verbs.count(context);
+    await count(context);
     expect(stdout.text()).toBe(
       [
         "6 sign-ups",
@@ -136,7 +141,7 @@ describe("watch", () => {
 
   it("on an empty list says so, and that the project and the page's path answer", async () => {
     const { context, stdout } = contextOf(fakeSignUps().signUps);
-    await verbs.watch(context, { url: "https://abc.supabase.co", checkPage: refused });
+    await watch(context, { url: "https://abc.supabase.co", checkPage: refused });
     expect(stdout.text()).toBe(
       "## Sign-ups, 2026-11-25 (UTC)\n\nNo sign-ups yet: the list is empty.\n\n" +
         "The project answers: the list was read with the secret key, and the page's own sign-up path answered " +
@@ -156,7 +161,7 @@ describe("watch", () => {
       certificate: { validTo: new Date("2026-11-30T12:00:00Z"), daysLeft: 4 },
       warnings: [warning],
     });
-    await verbs.watch(context, {
+    await watch(context, {
       url: "https://abc.supabase.co",
       checkPage: refused,
       checkSite: site,
@@ -174,7 +179,7 @@ describe("watch", () => {
     const down = () =>
       Promise.reject(new OwnerCommandError("The site at https://example.com answered 503", "Site down"));
     await expect(
-      verbs.watch(context, { url: "https://abc.supabase.co", checkPage: refused, checkSite: down }),
+      watch(context, { url: "https://abc.supabase.co", checkPage: refused, checkSite: down }),
     ).rejects.toMatchObject({ title: "Site down" });
     expect(stdout.text()).toMatch(
       /^## Sign-ups, .+\n\*\*The site fails\*\*: The site at https:\/\/example\.com answered 503\n$/s,
@@ -185,11 +190,24 @@ describe("watch", () => {
     const { signUps, calls } = fakeSignUps({ removeIds: async () => 1 });
     const { context, stdout } = contextOf(signUps);
     const stored = async () => ({ storedId: "the-row" });
-    await expect(verbs.watch(context, { url: "https://abc.supabase.co", checkPage: stored })).rejects.toThrow(
+    await expect(watch(context, { url: "https://abc.supabase.co", checkPage: stored })).rejects.toThrow(
       /stored "sign-ups watch: not an address", which the database must refuse/,
     );
     expect(calls.filter(([name]) => name === "removeIds")).toEqual([["removeIds", ["the-row"]]]);
     expect(stdout.text()).toBe("");
+  });
+
+  it("removes what the page's path stored though the list's reads failed, and fails with the reads' failure", async () => {
+    const { signUps, calls } = fakeSignUps({
+      totals: () => Promise.reject(new OwnerCommandError("the list's read")),
+      removeIds: async () => 1,
+    });
+    const { context } = contextOf(signUps);
+    const stored = async () => ({ storedId: "the-row" });
+    await expect(watch(context, { url: "https://abc.supabase.co", checkPage: stored })).rejects.toThrow(
+      "the list's read",
+    );
+    expect(calls.filter(([name]) => name === "removeIds")).toEqual([["removeIds", ["the-row"]]]);
   });
 
   it("reports the secret key's failure first when both fail", async () => {
@@ -197,9 +215,9 @@ describe("watch", () => {
       fakeSignUps({ totals: () => Promise.reject(new OwnerCommandError("the secret key's")) }).signUps,
     );
     const failing = () => Promise.reject(new OwnerCommandError("the page's"));
-    await expect(
-      verbs.watch(context, { url: "https://abc.supabase.co", checkPage: failing }),
-    ).rejects.toThrow("the secret key's");
+    await expect(watch(context, { url: "https://abc.supabase.co", checkPage: failing })).rejects.toThrow(
+      "the secret key's",
+    );
   });
 });
 
@@ -221,7 +239,7 @@ describe("status", () => {
     { local: true, warned: false },
   ])("after 5 quiet days, local $local: warned $warned", async ({ local, warned }) => {
     const { context, stdout } = contextOf(fakeSignUps(quiet).signUps);
-    await verbs.status(context, { url: "https://abc.supabase.co", local });
+    await status(context, { url: "https://abc.supabase.co", local });
     const lines = stdout.text().trimEnd().split("\n");
     expect(lines[0]).toMatch(/^The project at https:\/\/abc\.supabase\.co answers \(in \d+ ms\)/);
     expect(lines[1]).toMatch(/^1 sign-up, the latest \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\), 5 days ago\.$/);
@@ -237,7 +255,7 @@ describe("list", () => {
     ];
     const { signUps, calls } = fakeSignUps({ pages: pagesOf(rows) });
     const { context, stdout, stderr } = contextOf(signUps);
-    await verbs.list(context, {});
+    await list(context, {});
     expect(stdout.text().split("\n")[0]).toMatch(/^SIGNED UP \(UTC\) +EMAIL +PHONE$/);
     expect(stdout.text()).toMatch(/b@example\.com.*\n.*a@example\.com.*\n$/);
     expect(stderr.text()).toBe("2 sign-ups, newest first.\n");
@@ -246,7 +264,7 @@ describe("list", () => {
 
   it("--marked says when nothing is marked", async () => {
     const { context, stdout, stderr } = contextOf(fakeSignUps().signUps);
-    await verbs.listMarked(context);
+    await listMarked(context);
     expect([stdout.text(), stderr.text()]).toEqual(["", "No sign-ups are marked for review.\n"]);
   });
 });
@@ -284,7 +302,7 @@ describe("export", () => {
     },
   ])("$case", async ({ withoutMarked, emails, message }) => {
     const { context, stdout, stderr } = contextOf(signUps());
-    await verbs.exportList(context, { withoutMarked });
+    await exportList(context, { withoutMarked });
     const lines = stdout.text().trimEnd().split("\r\n");
     expect(lines[0]).toBe('"email","phone","created_at","source","review"');
     expect(lines.slice(1).map((line) => line.split(",")[0])).toEqual(emails.map((email) => `"${email}"`));
@@ -300,14 +318,14 @@ describe("remove", () => {
   ])("%j asks for %j", async (typed, stored) => {
     const { signUps, calls } = fakeSignUps({ remove: async () => true });
     const { context, stderr } = contextOf(signUps);
-    await verbs.removeAddress(context, typed);
+    await removeAddress(context, typed);
     expect(calls).toEqual([["remove", stored]]);
     expect(stderr.text()).toBe(`Removed ${stored}.\n`);
   });
 
   it("refuses what is no address before asking anything", async () => {
     const { signUps, calls } = fakeSignUps();
-    await expect(verbs.removeAddress(contextOf(signUps).context, "nobody")).rejects.toThrow(
+    await expect(removeAddress(contextOf(signUps).context, "nobody")).rejects.toThrow(
       new OwnerCommandError('"nobody" is not an email address.', "Wrong arguments"),
     );
     expect(calls).toEqual([]);
@@ -360,7 +378,7 @@ describe("remove", () => {
         removeIds: async () => 2,
       });
       const { context, stderr } = contextOf(signUps);
-      await verbs.removeReason(context, reason);
+      await removeReason(context, reason);
       expect(calls.filter(([name]) => name.startsWith("remove"))).toEqual([call]);
       expect(stderr.text()).toBe(message);
     },
@@ -467,7 +485,7 @@ describe("removals on the local Supabase", () => {
       await owner.exec("insert into public.early_access (email) values ('stays@example.com')");
       requests = [];
       const { context, stderr } = contextOf(signUps);
-      await verbs.removeReason(context, reason);
+      await removeReason(context, reason);
       expect(stderr.text()).toMatch(new RegExp(`^Removed ${removed} sign-ups `));
       expect(requests.filter((method) => method === "DELETE")).toHaveLength(deletes);
       expect(await stored()).toEqual([...left, "stays@example.com"]);

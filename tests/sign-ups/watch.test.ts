@@ -17,7 +17,7 @@ import { runNpmScript } from "../../tools/npm-script.ts";
 import { signUpsClient } from "../../tools/sign-ups/client.ts";
 import type { Target } from "../../tools/sign-ups/failures.ts";
 import { checkSignUpPath } from "../../tools/sign-ups/probe.ts";
-import * as verbs from "../../tools/sign-ups/verbs.ts";
+import { watch } from "../../tools/sign-ups/verbs/watch.ts";
 import { withoutTestEnvironment } from "../test-environment.ts";
 import { answering, PAUSED, withPausedProject } from "../support/answering.ts";
 import { capture } from "../support/capture.ts";
@@ -55,20 +55,35 @@ const SUMMARY = [
   "```text",
 ];
 
-/** `watch` in this process against `url`, with these keys, as cli.ts composes it. */
-async function watchInProcess(url: string, secretKey: string, publishableKey: string, summaryFile?: string) {
+/**
+ * `watch` in this process against `url`, with these keys, as cli.ts composes it. With
+ * `readsAfterThePage`, the list's reads wait for the page's path to have answered.
+ */
+async function watchInProcess(
+  url: string,
+  secretKey: string,
+  publishableKey: string,
+  { summaryFile, readsAfterThePage = false }: { summaryFile?: string; readsAfterThePage?: boolean } = {},
+) {
   const options = { auth: { persistSession: false, autoRefreshToken: false } };
   const target: Target = { url, keySource: "SUPABASE_SECRET_KEY" };
   const signUps = signUpsClient(createClient(url, secretKey, options), target);
   const page = createClient(url, publishableKey, options);
+  const pageAnswer = Promise.withResolvers<void>();
+  const checkPage = () =>
+    checkSignUpPath(page, { url, keySource: "PUBLIC_SUPABASE_PUBLISHABLE_KEY" }).finally(pageAnswer.resolve);
+  if (readsAfterThePage)
+    for (const read of ["totals", "hours", "domainCounts"] as const) {
+      const direct = signUps[read] as (...args: unknown[]) => Promise<never>;
+      signUps[read] = (async (...args: unknown[]) => {
+        await pageAnswer.promise;
+        return direct(...args);
+      }) as never;
+    }
   const stdout = capture();
   const stderr = capture();
   const context = { signUps, now: NOW, zone: "UTC", stdout, stderr };
-  const run = verbs.watch(context, {
-    url,
-    checkPage: () => checkSignUpPath(page, { url, keySource: "PUBLIC_SUPABASE_PUBLISHABLE_KEY" }),
-    summaryFile,
-  });
+  const run = watch(context, { url, checkPage, summaryFile });
   return { run, stdout };
 }
 
@@ -105,12 +120,9 @@ describe("against the local Supabase", () => {
   it("reports in Markdown, on stdout and after what the summary file held; the page's path stores nothing", async () => {
     const before = await stored();
     const file = summaryFile();
-    const { run, stdout } = await watchInProcess(
-      backend.url,
-      backend.secretKey,
-      backend.publishableKey,
-      file,
-    );
+    const { run, stdout } = await watchInProcess(backend.url, backend.secretKey, backend.publishableKey, {
+      summaryFile: file,
+    });
     await run;
     const report = stdout.text();
     expect(report.split("\n").slice(0, SUMMARY.length)).toEqual(SUMMARY);
@@ -128,12 +140,9 @@ describe("against the local Supabase", () => {
 
   it("a publishable key the API refuses fails it, in one line saying where to get the right one", async () => {
     const file = summaryFile();
-    const { run, stdout } = await watchInProcess(
-      backend.url,
-      backend.secretKey,
-      "sb_publishable_rotated",
-      file,
-    );
+    const { run, stdout } = await watchInProcess(backend.url, backend.secretKey, "sb_publishable_rotated", {
+      summaryFile: file,
+    });
     await expect(run).rejects.toThrow(
       /^The API at .+ refused the key from PUBLIC_SUPABASE_PUBLISHABLE_KEY as invalid, as it refuses the page's sign-ups .+ publishable key \(sb_publishable_…\) .+ Project Settings → API Keys/,
     );
@@ -164,21 +173,36 @@ describe("against the local Supabase", () => {
 });
 
 describe("against a database whose check is gone", () => {
-  it("removes the row the page's path stored, and fails, saying to apply the migrations", async () => {
-    const { database, owner } = await openTestDatabase();
-    await owner.exec("drop trigger early_access_1_check on public.early_access");
-    const backend = await startLocalSupabase({ database, port: 0, log: () => {} });
-    try {
-      const { run } = await watchInProcess(backend.url, backend.secretKey, backend.publishableKey);
-      await expect(run).rejects.toThrow(
-        /^The page's sign-up path at .+ stored "sign-ups watch: not an address", which the database must refuse: .+ The row was removed; apply this repository's migrations/,
-      );
-      const { rows } = await owner.query("select email from public.early_access");
-      expect(rows).toEqual([]);
-    } finally {
-      await backend.close();
-    }
-  });
+  it.each([
+    { case: "", readsAfterThePage: false },
+    {
+      // The order a busy machine once gave them: the list read with the page's row in it, a
+      // sign-up later than the command's clock, and the only one.
+      case: ", read after the page's path stored it",
+      readsAfterThePage: true,
+    },
+  ])(
+    "removes the row the page's path stored$case, and fails, saying to apply the migrations",
+    async ({ readsAfterThePage }) => {
+      const { database, owner } = await openTestDatabase();
+      // The check, as a database without this repository's migrations would have none.
+      await owner.exec(`create or replace function private.broken_check(sign_up public.early_access) returns text
+        language plpgsql immutable set search_path = '' as $$ begin return null; end; $$`);
+      const backend = await startLocalSupabase({ database, port: 0, log: () => {} });
+      try {
+        const { run } = await watchInProcess(backend.url, backend.secretKey, backend.publishableKey, {
+          readsAfterThePage,
+        });
+        await expect(run).rejects.toThrow(
+          /^The page's sign-up path at .+ stored "sign-ups watch: not an address", which the database must refuse: .+ The row was removed; apply this repository's migrations/,
+        );
+        const { rows } = await owner.query("select email from public.early_access");
+        expect(rows).toEqual([]);
+      } finally {
+        await backend.close();
+      }
+    },
+  );
 });
 
 describe("against a project that does not answer", () => {
@@ -225,7 +249,7 @@ describe("against a project that does not answer", () => {
     const page = createClient(url, LOCAL_PUBLISHABLE_KEY, options);
     const discard = new PassThrough();
     await expect(
-      verbs.watch(
+      watch(
         { signUps, now: NOW, zone: "UTC", stdout: discard, stderr: discard },
         {
           url,

@@ -1,7 +1,8 @@
 // A Vitest reporter for `npm test` (tests/run.ts): per project, its tests by state, the time its
-// files took added up, and its span from its first file's start to its last file's end (files of
-// several projects run side by side). Written as JSON to the file VITEST_PROJECT_TIMES names.
+// files took, each and added up, and its span from its first file's start to its last file's end
+// (files of several projects run side by side). Written as JSON to the file VITEST_PROJECT_TIMES names.
 import { writeFileSync } from "node:fs";
+import { relative } from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 
 export interface ProjectTimes {
@@ -11,6 +12,8 @@ export interface ProjectTimes {
   skipped: number;
   /** The files' own durations (set-up, import and tests), added up, in ms. */
   fileMs: number;
+  /** Each file's, by its path from the root. */
+  fileDurations: Record<string, number>;
   /** From the first file's start to the last file's end, in ms since 1970. */
   start: number;
   end: number;
@@ -35,6 +38,7 @@ export default class ProjectTimesReporter implements Reporter {
         failed: 0,
         skipped: 0,
         fileMs: 0,
+        fileDurations: {},
         start: Infinity,
         end: 0,
       });
@@ -44,6 +48,7 @@ export default class ProjectTimesReporter implements Reporter {
       const start = this.started.get(module.id) ?? now - ms;
       project.files++;
       project.fileMs += ms;
+      project.fileDurations[relative(module.project.config.root, module.moduleId)] = ms;
       project.start = Math.min(project.start, start);
       project.end = Math.max(project.end, start + ms);
       for (const test of module.children.allTests()) {

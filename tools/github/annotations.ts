@@ -1,19 +1,10 @@
 // A message where the owner looks: under GitHub Actions (GITHUB_ACTIONS=true), a workflow command
 // (`::error title=…::…`), which GitHub shows on the run's page and in its email, not only in the log;
-// elsewhere, `error: …` as any command line tool says it; a failure told both ways at once; and
-// OwnerFailure, what the owner's tools throw for a failure to tell this way.
+// elsewhere, `error: …` as any command line tool says it; and a failure told both ways at once
+// (an OwnerFailure's message and title, config/owner-failure.ts).
 import { appendFileSync } from "node:fs";
 
 export type Kind = "error" | "warning" | "notice";
-
-/** A failure to tell the owner: what happened and what to do, and a title naming its cause in a few words. */
-export class OwnerFailure extends Error {
-  readonly title: string;
-  constructor(message: string, title: string) {
-    super(message);
-    this.title = title;
-  }
-}
 
 /** Whether this process runs as a step of a GitHub Actions job. */
 export const underActions = (env: NodeJS.ProcessEnv = process.env) => env.GITHUB_ACTIONS === "true";

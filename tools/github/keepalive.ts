@@ -9,7 +9,8 @@
 // Reads what a runner sets: GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF, GITHUB_TOKEN
 // (the job's token, given by the step) and GITHUB_STEP_SUMMARY.
 import { appendFileSync } from "node:fs";
-import { OwnerFailure, ownerLine, reportFailure } from "./annotations.ts";
+import { OwnerFailure } from "../../config/owner-failure.ts";
+import { ownerLine, reportFailure } from "./annotations.ts";
 
 /** From this many days without a commit, the summary warns: GitHub's rule strikes at 60. */
 export const WARNING_DAYS = 50;

@@ -2,19 +2,26 @@
 // removes sign-ups through Supabase's REST API with the secret key, on a real project as locally.
 // Data goes to stdout, messages to stderr; any failure is one line (under GitHub Actions, an
 // annotation with its title, and the run's summary says it too) and a non-zero exit status.
-// This file parses the arguments and connects; each verb is a function of verbs.ts.
+// This file parses the arguments and connects; each verb is a function of its file in verbs/.
 import { Command, InvalidArgumentError } from "commander";
 import { readEnvironment } from "../../config/environment.ts";
 import { ownerLine, reportFailure, underActions, workflowCommand } from "../github/annotations.ts";
 import { signUpsClient } from "./client.ts";
-import { OwnerCommandError } from "./failures.ts";
+import { oneLine, OwnerCommandError, titleOf } from "./failures.ts";
 import { checkSignUpPath } from "./probe.ts";
 import { checkSite } from "./site.ts";
 import { connect, type ConnectOptions, type Connection } from "./connection.ts";
 import { localTimeZone, parseSince } from "./dates.ts";
 import { MAILING_TOOLS, type MailingTool } from "./mailing-tools.ts";
 import { REASON_NAMES, REASONS, type Reason } from "./marks.ts";
-import * as verbs from "./verbs.ts";
+import { backup } from "./verbs/backup.ts";
+import type { VerbContext } from "./verbs/context.ts";
+import { count } from "./verbs/count.ts";
+import { exportList, type ExportOptions } from "./verbs/export.ts";
+import { DEFAULT_LIST_LIMIT, list, listMarked } from "./verbs/list.ts";
+import { removeAddress, removeReason, removeSource } from "./verbs/remove.ts";
+import { status } from "./verbs/status.ts";
+import { watch } from "./verbs/watch.ts";
 
 /** Where tests give the command its "now" (an ISO 8601 instant), so that none waits for the clock. */
 const CLOCK_VARIABLE = "SIGN_UPS_NOW";
@@ -54,14 +61,14 @@ program
       "and a chart of sign-ups per day: the last 30 days, or since the first sign-up.",
   )
   .option("--hours", "chart the last 48 hours, hour by hour, instead of the days")
-  .action(({ hours = false }: { hours?: boolean }) => run((context) => verbs.count(context, { hours })));
+  .action(({ hours = false }: { hours?: boolean }) => run((context) => count(context, { hours })));
 
 program
   .command("status")
   .description(
     "Whether the project answers (a paused one says so, with what to do), how many signed up, and when last.",
   )
-  .action(() => run((context, connection) => verbs.status(context, connection)));
+  .action(() => run((context, connection) => status(context, connection)));
 
 /** How long `watch` waits for each answer: a scheduled job must not hang on a project that never answers. */
 const WATCH_TIMEOUT_MS = 30_000;
@@ -78,7 +85,7 @@ program
     run(
       (context, connection) => {
         const siteUrl = readEnvironment().SITE_URL;
-        return verbs.watch(context, {
+        return watch(context, {
           url: connection.url,
           // The page's key is looked for only now: without it, the list is still read (and kept
           // active), and the report says what is missing.
@@ -112,7 +119,7 @@ program
       return;
     }
     return run((context) =>
-      verbs.backup(context, { output, recipient, recipientSource: to ? "--to" : "BACKUP_PUBLIC_KEY" }),
+      backup(context, { output, recipient, recipientSource: to ? "--to" : "BACKUP_PUBLIC_KEY" }),
     );
   });
 
@@ -121,14 +128,14 @@ program
   .description(
     "The newest sign-ups first, as a table; or, with --marked, the marked sign-ups by group, with their reasons.",
   )
-  .option("-L, --limit <n>", `show at most n sign-ups (default ${verbs.DEFAULT_LIST_LIMIT})`, positiveInteger)
+  .option("-L, --limit <n>", `show at most n sign-ups (default ${DEFAULT_LIST_LIMIT})`, positiveInteger)
   .option("--since <date>", "only those from this day (2026-11-01) or time (2026-11-01T09:30) on", since)
   .option(
     "--marked",
     "the sign-ups marked for review, with their reasons, grouped by source, domain or mailbox",
   )
   .action(({ limit, since, marked }: { limit?: number; since?: Date; marked?: boolean }) =>
-    run((context) => (marked ? verbs.listMarked(context) : verbs.list(context, { limit, since }))),
+    run((context) => (marked ? listMarked(context) : list(context, { limit, since }))),
   );
 
 program
@@ -154,12 +161,12 @@ program
     "with --for: the country whose phone numbers were typed without a country code (FR, US…)",
     country,
   )
-  .action((options: verbs.ExportOptions) => {
+  .action((options: ExportOptions) => {
     if (options.for === undefined && (options.withMarked || options.country !== undefined))
       program.error("error: --with-marked and --country go with --for <tool>; plain export keeps everyone.");
     if (options.withMarked && options.withoutMarked)
       program.error("error: export takes --with-marked or --without-marked: one of them.");
-    return run(async (context) => void (await verbs.exportList(context, options)));
+    return run(async (context) => void (await exportList(context, options)));
   });
 
 program
@@ -172,16 +179,16 @@ program
   .option("--source <id>", "remove this source's marked sign-ups (list --marked shows the ids)", sourceId)
   .option(
     "--reason <reason>",
-    `remove the sign-ups marked for this reason: ${REASON_NAMES.map((reason) => `${reason} (${REASONS[reason].total})`).join(", ")}`,
+    `remove the sign-ups marked for this reason: ${REASON_NAMES.map((reason) => `${reason} (${REASONS[reason]})`).join(", ")}`,
     reasonName,
   )
   .action((email: string | undefined, { source, reason }: { source?: string; reason?: Reason }) => {
     if ([email, source, reason].filter((given) => given !== undefined).length !== 1) {
       program.error("error: remove takes an address, --source <id> or --reason <reason>: one of them.");
     }
-    if (reason !== undefined) return run((context) => verbs.removeReason(context, reason));
-    if (source !== undefined) return run((context) => verbs.removeSource(context, source));
-    return run((context) => verbs.removeAddress(context, email!));
+    if (reason !== undefined) return run((context) => removeReason(context, reason));
+    if (source !== undefined) return run((context) => removeSource(context, source));
+    return run((context) => removeAddress(context, email!));
   });
 
 /**
@@ -189,7 +196,7 @@ program
  * and exit status 1. A backend the command started is closed either way.
  */
 async function run(
-  verb: (context: verbs.VerbContext, connection: Connection) => Promise<void>,
+  verb: (context: VerbContext, connection: Connection) => Promise<void>,
   options: ConnectOptions = {},
 ): Promise<void> {
   try {
@@ -206,7 +213,7 @@ async function run(
     if ((error as NodeJS.ErrnoException).code === "EPIPE") return; // `export | head`: the reader left
     // Under GitHub Actions, an annotation with its title, which the run's page and GitHub's email
     // show, and the same in the run's summary; elsewhere, `error: …`.
-    reportFailure(verbs.oneLine(error), verbs.titleOf(error));
+    reportFailure(oneLine(error), titleOf(error));
     process.exitCode = 1;
   }
 }

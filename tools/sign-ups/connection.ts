@@ -12,7 +12,7 @@ import {
   type Environment,
 } from "../../config/environment.ts";
 import { mayServeThisProject, runLocalSupabase } from "../run-local-supabase.ts";
-import { DataFolderLockedError } from "../local-supabase/database/data-folder.ts";
+import { DataFolderLockedError, holderOf } from "../local-supabase/database/data-folder.ts";
 import type { LocalSupabase } from "../local-supabase/index.ts";
 import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
 import { readLocalSettings, type LocalSettings } from "../settings.ts";
@@ -36,8 +36,11 @@ export interface ConnectOptions {
 const SECRET_KEY_VARIABLE = "SUPABASE_SECRET_KEY";
 const PUBLISHABLE_KEY_VARIABLE = "PUBLIC_SUPABASE_PUBLISHABLE_KEY";
 
-/** How long to wait for a backend that holds the data folder but does not answer yet. */
-const STARTING_BACKEND_WAIT_MS = 30_000;
+/**
+ * How long to wait for a process that holds the data folder but does not answer: a backend
+ * starting, until it answers, or one stopping (`npm start` just stopped), until it lets go.
+ */
+const HOLDER_WAIT_MS = 30_000;
 
 export async function connect(
   env: Environment = readEnvironment(),
@@ -135,30 +138,54 @@ function secretKey(env: Environment, local: boolean): Pick<Target, "keySource" |
 }
 
 /**
- * The local Supabase at the settings' URL: the one answering there, or one this process starts on the
- * data folder. A backend still starting (it holds the folder, but does not answer yet) is
- * waited for.
+ * The local Supabase at the settings' URL: the one answering there, or one this process starts on
+ * the data folder. While another process holds the folder without answering, this one waits, at
+ * most HOLDER_WAIT_MS and saying so on stderr: for a backend still starting to answer (it is then
+ * used), or for one stopping to let the folder go (it is then opened here).
  */
 async function localSupabase(settings: LocalSettings): Promise<LocalSupabase | null> {
   const url = settings.supabaseUrl;
   if (await answers(url)) return thisProjects(settings);
-  try {
-    // Its log lines (migrations applied, requests) would mix with the data on stdout.
-    return await runLocalSupabase(settings, () => {});
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE" && (await answers(url)))
-      return thisProjects(settings);
-    if (!(error instanceof DataFolderLockedError)) throw error;
-    const deadline = Date.now() + STARTING_BACKEND_WAIT_MS;
-    while (Date.now() < deadline) {
-      await new Promise((resume) => setTimeout(resume, 250));
-      if (await answers(url)) return null;
+  const deadline = Date.now() + HOLDER_WAIT_MS;
+  for (let waited = false; ; waited = true) {
+    let held: DataFolderLockedError;
+    try {
+      // Its log lines (migrations applied, requests) would mix with the data on stdout.
+      return await runLocalSupabase(settings, () => {});
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EADDRINUSE" && (await answers(url)))
+        return thisProjects(settings);
+      if (!(error instanceof DataFolderLockedError)) throw error;
+      held = error;
     }
-    throw new OwnerCommandError(
-      `${error.message.split("\n")[0]} It does not answer at ${url}.`,
-      "Local Supabase not answering",
-    );
+    const { pid, command } = held.holder;
+    if (!waited)
+      process.stderr.write(
+        `Process ${pid} (${command}) holds the data folder ${settings.dataDir} and does not answer at ${url}: ` +
+          `waiting for it to answer, or to stop and let the folder go (at most ${HOLDER_WAIT_MS / 1000} s).\n`,
+      );
+    const outcome = await holderMoves(settings, deadline);
+    if (outcome === "answers") return null;
+    if (outcome === "still holds")
+      throw new OwnerCommandError(
+        `${held.message.split("\n")[0]} It neither answered at ${url} nor let the folder go within ` +
+          `${HOLDER_WAIT_MS / 1000} s.`,
+        "Local Supabase not answering",
+      );
   }
+}
+
+/** What the data folder's holder does by `deadline`: answers, lets the folder go, or still holds it. */
+async function holderMoves(
+  settings: LocalSettings,
+  deadline: number,
+): Promise<"answers" | "lets go" | "still holds"> {
+  while (Date.now() < deadline) {
+    await new Promise((resume) => setTimeout(resume, 250));
+    if (await answers(settings.supabaseUrl)) return "answers";
+    if (holderOf(settings.dataDir) === null) return "lets go";
+  }
+  return "still holds";
 }
 
 /**

@@ -1,16 +1,30 @@
 // What a failed call means for the owner, in one line: what happened and what to do, a paused
 // project above all, which otherwise looks like any failure. Each failure has a title too, which
-// GitHub shows on the run's page (annotations.ts).
+// GitHub shows on the run's page (tools/github/annotations.ts); any failure of a verb is told in those two
+// (oneLine, titleOf).
 import { readdirSync, readFileSync } from "node:fs";
 import type { PostgrestError } from "@supabase/supabase-js";
-import { OwnerFailure } from "../github/annotations.ts";
+import { OwnerFailure } from "../../config/owner-failure.ts";
 import { DEPLOY_COMMAND } from "../supabase-cli.ts";
+
+/** The title of a failure that names no cause of its own. */
+const UNEXPECTED = "The owner's command failed";
 
 /** A failure of the owner's command, told in one line; nothing was changed. */
 export class OwnerCommandError extends OwnerFailure {
-  constructor(message: string, title = "The owner's command failed") {
+  constructor(message: string, title = UNEXPECTED) {
     super(message, title);
   }
+}
+
+/** A failure as the owner reads it: the tools' own messages (a setting's too) whole, on one line. */
+export function oneLine(error: unknown): string {
+  return error instanceof OwnerFailure ? error.message.replaceAll("\n", " ") : String(error);
+}
+
+/** A failure's cause in a few words, as GitHub titles it on the run's page. */
+export function titleOf(error: unknown): string {
+  return error instanceof OwnerFailure ? error.title : UNEXPECTED;
 }
 
 /** What the command talks to, for its messages. */

@@ -80,10 +80,17 @@ export interface Window {
   since: Date;
 }
 
-/** The days the chart shows at `now`, in `zone`, for a list whose first sign-up was at `firstAt`. */
+/**
+ * The days the chart shows at `now`, in `zone`, for a list whose first sign-up was at `firstAt`:
+ * today at least. A first sign-up can be later than `now`, and on a later day: one stored after
+ * the command read its clock (`watch`'s own probe, when the database's check is gone), or by a
+ * database whose clock is ahead of this machine's.
+ */
 export function chartWindow(now: Date, zone: string, firstAt: Date): Window {
   const today = localDay(now, zone);
-  const first = [addDays(today, 1 - CHART_DAYS), localDay(firstAt, zone)].sort().at(-1)!;
+  const oldest = addDays(today, 1 - CHART_DAYS);
+  const firstDay = localDay(firstAt, zone);
+  const first = firstDay < oldest ? oldest : firstDay > today ? today : firstDay;
   const days: string[] = [];
   for (let day = first; day <= today; day = addDays(day, 1)) days.push(day);
   // A local day starts at the earliest 14 hours before the same date's UTC midnight, and the

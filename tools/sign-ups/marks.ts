@@ -1,58 +1,30 @@
-// Why a sign-up is marked for the owner's review: every reason, where it is decided and why there,
-// in one list (REASONS below), and the reasons decided here, from a sign-up's domain. A mark is
-// never a refusal: the page stores every such sign-up, and the owner's command shows the marks
-// as it reads the list.
+// Why a sign-up is marked for the owner's review: every reason in one list (REASONS below), and
+// the reasons decided here, from a sign-up's domain. A mark is never a refusal: the page stores
+// every such sign-up, and the owner's command shows the marks as it reads the list.
 import mailchecker from "mailchecker";
 
 /** mailchecker's disposable domains: about 55,000, kept current by its maintainers, released often. */
 const disposableDomains = mailchecker.blacklist();
 
-export interface ReasonInfo {
-  /** How `count` and `remove` word its sign-ups (`3 past a pace`). */
-  total: string;
-  /** Where it is decided. */
-  decidedBy: string;
-  /** Why there. */
-  why: string;
-}
-
 /**
  * Every reason a sign-up may be marked, as `remove --reason` names them, in the order `count`
- * lists them. The one list: a new reason starts here, and `npm run check` then names every place
- * that must handle it (each a `Record<Reason, …>` or a `switch` ending in `unhandled`: review.ts
- * counts, words and groups it, verbs.ts removes it, domainMark below decides a domain's).
+ * lists them, with how `count` and `remove` word its sign-ups (`3 past a pace`). The one list: a
+ * new reason starts here, and `npm run check` then names every place that must handle it (each a
+ * `Record<Reason, …>` or a `switch` ending in `unhandled`: review.ts counts, words and groups it,
+ * verbs/remove.ts removes it, domainMark below decides a domain's).
  */
 export const REASONS = {
-  pace: {
-    total: "past a pace",
-    decidedBy:
-      "the database, as it stores the sign-up: private.mark_past_pace and private.record_mark " +
-      "(supabase/schemas/30_marks.sql), against the limits of supabase/schemas/20_sign_up_limits.sql",
-    why:
-      "only the request knows its client's address, and only at that instant how fast that address " +
-      "signs up; the mark keeps a keyed id of the address (source), never the address",
-  },
-  disposable: {
-    total: "at a disposable domain",
-    decidedBy: "this command, as it reads the list: isDisposable below, from mailchecker's list",
-    why:
-      "the list changes with each of its releases: an `npm update` brings it to the next run, with no " +
-      "migration, and a visitor's sign-up never waits on it",
-  },
-  typo: {
-    total: "at a likely mistyped domain",
-    decidedBy: "this command, as it reads the list: likelyTypoOf below",
-    why: "as for disposable domains: a list of common domains that changes here, never in a migration",
-  },
-  "same-mailbox": {
-    total: "to the same mailbox as an earlier one",
-    decidedBy:
-      "the database's grouping, when read: the view early_access_repeats (supabase/schemas/50_addresses.sql)",
-    why:
-      "which sign-up reached a mailbox first is a question about the whole list, which one read " +
-      "answers where it is stored; a sign-up writes nothing for it",
-  },
-} as const satisfies Record<string, ReasonInfo>;
+  // The database's, as it stores the sign-up (supabase/schemas/30_marks.sql): only the request
+  // knows its client's address, and only at that instant how fast that address signs up.
+  pace: "past a pace",
+  // This command's, as it reads the list (isDisposable, domainMark below): the lists change with
+  // their packages' releases, never in a migration, and a visitor's sign-up never waits on them.
+  disposable: "at a disposable domain",
+  typo: "at a likely mistyped domain",
+  // The database's grouping, when read (supabase/schemas/50_addresses.sql): which sign-up reached
+  // a mailbox first is a question about the whole list.
+  "same-mailbox": "to the same mailbox as an earlier one",
+} as const;
 
 export type Reason = keyof typeof REASONS;
 

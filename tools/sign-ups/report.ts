@@ -15,7 +15,7 @@ export const PIPED_WIDTH = 80;
 /** `: 1,023 past a pace, 61 at a disposable domain`, the reasons with none left out; empty for none. */
 function reasonsOf({ byReason }: Summary): string {
   const reasons = REASON_NAMES.filter((reason) => byReason[reason] > 0).map(
-    (reason) => `${formatCount(byReason[reason])} ${REASONS[reason].total}`,
+    (reason) => `${formatCount(byReason[reason])} ${REASONS[reason]}`,
   );
   return reasons.length > 0 ? `: ${reasons.join(", ")}` : "";
 }
