@@ -114,7 +114,7 @@ describe(`the publishable key, on PostgreSQL ${major}`, () => {
   });
 
   it.each(["GET", "PATCH", "DELETE"])(
-    "is refused a catastrophic regular expression in a %s filter at once, never planning it",
+    "is refused a catastrophic regular expression in a %s filter before it is planned: it never reaches the server",
     async (method) => {
       const call = (filter: string): RestCall => ({
         method,
@@ -134,8 +134,8 @@ describe(`the publishable key, on PostgreSQL ${major}`, () => {
       );
       // The gate ran for each, and the filter never reached the server.
       expect(sent.filter((text) => text.includes("request_gate"))).toHaveLength(30);
+      // What it costs is printed, not asserted: a time compared on a busy machine is a flake.
       expect(sent.filter((text) => text.includes("~"))).toEqual([]);
-      expect(median(regex!.ms)).toBeLessThan(5 * median(baseline!.ms));
     },
   );
 });
@@ -188,7 +188,7 @@ describe("what keeps working", () => {
 });
 
 describe("a POST's query string", () => {
-  it("is ignored by an insert, as PostgREST ignores filters there: a regex in it costs what a sign-up costs", async () => {
+  it("is ignored by an insert, as PostgREST ignores filters there: a regex in it never reaches the server", async () => {
     const signUp = (query: string) => ({
       ...signUpCall({ email: uniqueEmail("filtered") }),
       path: `early_access?select=email${query}`,
@@ -204,6 +204,5 @@ describe("a POST's query string", () => {
         `(median of 15), a plain one ${median(plain!.ms).toFixed(1)} ms`,
     );
     expect(backend.statements.slice(sentBefore).filter((text) => text.includes("~"))).toEqual([]);
-    expect(median(filtered!.ms)).toBeLessThan(3 * median(plain!.ms));
   });
 });
