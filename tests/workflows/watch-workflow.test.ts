@@ -363,7 +363,7 @@ describe("the watch's workflow", () => {
         ).toEqual(['"ada@example.com"', '"bob@example.com"']);
         // Beside it, only the runner's own files (the steps' scripts, the summary, the outputs).
         const others = readdirSync(runnerTemp).filter(
-          (name) => !/^(step-\d+\.sh|summary\.md|output|env)$/.test(name),
+          (name) => !/^(step-\d+\.sh|summary\.md|output-\d+|env)$/.test(name),
         );
         expect(others).toEqual([basename(file!)]);
         expect(run.summary).toMatch(
