@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import yaml from "js-yaml";
+import { withoutTestEnvironment } from "../test-environment.ts";
 import { asString, evaluate, runs, type Contexts } from "./expressions.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -50,12 +51,39 @@ export function readWorkflow(file: string): Workflow {
   return yaml.load(readFileSync(join(WORKFLOWS, file), "utf8")) as Workflow;
 }
 
-/** A job's steps after the one with this id (the set-up before it is GitHub's own). */
-export function stepsAfter(job: Job, id: string): Step[] {
-  const index = job.steps.findIndex((step) => step.id === id);
-  if (index < 0) throw new Error(`no step with id "${id}"`);
-  return job.steps.slice(index + 1);
-}
+/** The repository the tests' runs belong to. */
+export const REPOSITORY = "owner/future-awaits";
+
+/**
+ * A runner's environment for `workflow`'s steps: what GitHub sets for a run, and none of the
+ * project's settings but those the steps set, so that a developer's .env counts for nothing (empty
+ * is unset, and wins over .env); no local Supabase keeps data (in `scratch`), and `extra` on top.
+ */
+export const runnerEnv = (workflow: Workflow, scratch: string, extra: Record<string, string> = {}) => ({
+  ...withoutTestEnvironment(process.env),
+  PUBLIC_SUPABASE_URL: "",
+  PUBLIC_SUPABASE_PUBLISHABLE_KEY: "",
+  SUPABASE_SECRET_KEY: "",
+  SITE_URL: "",
+  BACKUP_PUBLIC_KEY: "",
+  SUPABASE_API_PORT: "",
+  SUPABASE_DATA_DIR: join(scratch, "untouched"),
+  SUPABASE_DB_URL: "",
+  SUPABASE_SEED_FILE: "",
+  SIGN_UPS_NOW: "",
+  TZ: "UTC",
+  GITHUB_REPOSITORY: REPOSITORY,
+  GITHUB_WORKFLOW: workflow.name,
+  ...extra,
+});
+
+/**
+ * A job's `run:` steps, as the tests run them: in this repository, whose packages are installed
+ * already, so without its install (`id: install`); GitHub's own actions (checkout, setup-node,
+ * upload-artifact) are GitHub's, and the tests look at their settings instead.
+ */
+export const ownSteps = (job: Job): Step[] =>
+  job.steps.filter((step) => step.run !== undefined && step.id !== "install");
 
 /** What a workflow's expressions read: `${{ secrets.X }}`, `${{ vars.X }}`, `${{ github.x.y }}`, `needs.<job>.outputs.<name>`. */
 export interface Context {
