@@ -1,4 +1,4 @@
-// What the owner's command and the keepalive print where the owner looks (tools/github/annotations.ts):
+// What the owner's command and GitHub's jobs print where the owner looks (tools/github/annotations.ts):
 // under GitHub Actions, workflow commands that GitHub reads whole, whatever the message holds.
 import { describe, expect, it } from "vitest";
 import { ownerLine, workflowCommand } from "../../tools/github/annotations.ts";

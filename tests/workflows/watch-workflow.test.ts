@@ -1,8 +1,10 @@
-// The daily watch and the weekly backup (.github/workflows/watch.yml): their own steps after the
-// install, run with bash as the runner runs them, with the secrets and variables pointing at a
-// project (a local Supabase started here, standing in for the live one), at a site (a local one
+// The daily watch and the weekly backup (.github/workflows/watch.yml): their own steps, run with
+// bash as the runner runs them, each as its `if:` says, with the secrets and variables pointing at
+// a project (a local Supabase started here, standing in for the live one), at a site (a local one
 // over HTTPS, with certificates made here: tests/support/https-site.ts), and at GitHub's API (a
-// stand-in: tests/support/github-api.ts), or at a paused project.
+// stand-in: tests/support/github-api.ts, as GitHub's cannot be had here), or at a paused project.
+// Also a copy of the template with none, some or all of a job's settings, and a repository public
+// or private, 49, 50 or 60 days after its last commit.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -10,46 +12,25 @@ import { Decrypter, generateIdentity, identityToRecipient } from "age-encryption
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
-import { withoutTestEnvironment } from "../test-environment.ts";
 import { withPausedProject } from "../support/answering.ts";
 import { openTestDatabase, signUpOverHttp } from "../support/database.ts";
 import { daysAgo, startGitHubApi, type GitHubApi, type Repository } from "../support/github-api.ts";
 import { pageFor, startHttpsSite, type HttpsSite } from "../support/https-site.ts";
-import { readWorkflow, runSteps, stepsAfter, type Context } from "./workflow.ts";
+import { ownSteps, readWorkflow, REPOSITORY, runnerEnv, runSteps, type Context } from "./workflow.ts";
 
 const workflow = readWorkflow("watch.yml");
 const { watch, backup } = workflow.jobs as Required<typeof workflow.jobs>;
-const watchSteps = stepsAfter(watch!, "install");
-const [watchStep, keepaliveStep] = watchSteps;
+const watchSteps = ownSteps(watch!);
+const [settingsStep, watchStep, inactivityStep] = watchSteps;
+const WATCH_SETTINGS = ["PUBLIC_SUPABASE_URL", "SUPABASE_SECRET_KEY", "PUBLIC_SUPABASE_PUBLISHABLE_KEY"];
 
 const WEEKLY = "43 7 * * 1";
-const REPOSITORY = "owner/future-awaits";
 
 const root = mkdtempSync(join(tmpdir(), "watch-workflow-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/**
- * The runner's environment: none of the project's settings but those the workflow's steps set, so
- * that a developer's .env counts for nothing (empty is unset, and wins over .env), and what a runner
- * sets for GitHub's API.
- */
-const runner = (extra: Record<string, string> = {}) => ({
-  ...withoutTestEnvironment(process.env),
-  PUBLIC_SUPABASE_URL: "",
-  PUBLIC_SUPABASE_PUBLISHABLE_KEY: "",
-  SUPABASE_SECRET_KEY: "",
-  SITE_URL: "",
-  BACKUP_PUBLIC_KEY: "",
-  SUPABASE_API_PORT: "",
-  SUPABASE_DATA_DIR: join(root, "untouched"),
-  SUPABASE_DB_URL: "",
-  SUPABASE_SEED_FILE: "",
-  SIGN_UPS_NOW: "",
-  TZ: "UTC",
-  GITHUB_REPOSITORY: REPOSITORY,
-  GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/watch.yml@refs/heads/main`,
-  ...extra,
-});
+/** The runner's environment, with `extra`. */
+const runner = (extra: Record<string, string> = {}) => runnerEnv(workflow, root, extra);
 
 /** GitHub's API, for the length of a test. */
 let api: GitHubApi | undefined;
@@ -57,6 +38,8 @@ afterEach(async () => {
   await api?.close();
   api = undefined;
 });
+/** The date (UTC) `days` days from today. */
+const dateIn = (days: number) => new Date(Date.now() + days * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
 async function githubApi(repository: Partial<Repository> = {}) {
   api = await startGitHubApi({ name: REPOSITORY, lastCommit: daysAgo(3), ...repository });
   return api;
@@ -74,43 +57,63 @@ describe("the watch's workflow", () => {
     );
   });
 
-  it("runs the owner's command, then keeps itself enabled, even after a failure, with the job's token and actions: write", () => {
-    expect(watchSteps.map((step) => step.run?.trim().split("\n").at(-1))).toEqual([
+  it("checks its settings, installs without scripts, watches, then counts the days GitHub's rule leaves, even after a failure", () => {
+    expect(watch!.steps.map((step) => step.uses?.split("@")[0] ?? step.run!.trim())).toEqual([
+      "actions/checkout",
+      "actions/setup-node",
+      `node tools/github/settings.ts watch ${WATCH_SETTINGS.join(" ")}`,
+      "npm ci --ignore-scripts --no-audit --no-fund",
       "npm run sign-ups -- watch",
-      "npm run --silent keepalive",
+      "node tools/github/inactivity.ts check",
     ]);
-    expect(keepaliveStep!.if).toBe("${{ !cancelled() }}");
-    expect(keepaliveStep!.env).toEqual({ GITHUB_TOKEN: "${{ github.token }}" });
-    expect(watch!.permissions).toEqual({ contents: "read", actions: "write" });
+    expect(watch!.steps.slice(3).map((step) => step.if)).toEqual([
+      "steps.settings.outputs.watch == 'true'",
+      "steps.settings.outputs.watch == 'true'",
+      "${{ !cancelled() && steps.settings.outputs.watch == 'true' }}",
+    ]);
+    expect(inactivityStep!.env).toEqual({ GITHUB_TOKEN: "${{ github.token }}" });
+    expect(watch!.permissions).toEqual({ contents: "read" });
   });
 
   it("reads the publishable key from a variable or a secret, and the site from a variable", () => {
-    expect(watchStep!.env).toMatchObject({
-      PUBLIC_SUPABASE_PUBLISHABLE_KEY:
-        "${{ vars.PUBLIC_SUPABASE_PUBLISHABLE_KEY || secrets.PUBLIC_SUPABASE_PUBLISHABLE_KEY }}",
-      SITE_URL: "${{ vars.SITE_URL }}",
-    });
+    for (const step of [settingsStep!, watchStep!])
+      expect(step.env).toMatchObject({
+        PUBLIC_SUPABASE_PUBLISHABLE_KEY:
+          "${{ vars.PUBLIC_SUPABASE_PUBLISHABLE_KEY || secrets.PUBLIC_SUPABASE_PUBLISHABLE_KEY }}",
+      });
+    expect(watchStep!.env).toMatchObject({ SITE_URL: "${{ vars.SITE_URL }}" });
   });
 
-  it.each([
-    { case: "none set", set: [] as string[] },
-    { case: "the publishable key missing", set: ["PUBLIC_SUPABASE_URL", "SUPABASE_SECRET_KEY"] },
-  ])(
-    "without its settings ($case): fails with an annotation naming what to set, and watches nothing",
-    async ({ set }) => {
-      const secrets = Object.fromEntries(set.map((name) => [name, "set"]));
-      const run = await runSteps([watchStep!], { baseEnv: runner(), context: { secrets } });
-      expect(run.status, run.output).toBe(1);
-      const missing = [
-        "PUBLIC_SUPABASE_URL",
-        "SUPABASE_SECRET_KEY",
-        "PUBLIC_SUPABASE_PUBLISHABLE_KEY",
-      ].filter((name) => !set.includes(name));
-      const message = `Set ${missing.join(" ")} in the repository's Settings → Secrets and variables → Actions (README: GitHub's jobs).`;
-      expect(run.output).toBe(`::error title=Watch not set up::${message}\n`);
+  describe("a copy of the template", () => {
+    it("with none of its settings: green, a notice naming what to set, nothing watched or asked of GitHub", async () => {
+      const github = await githubApi({ lastCommit: daysAgo(55) });
+      const run = await runSteps(watchSteps, { baseEnv: runner({ GITHUB_API_URL: github.url }) });
+      expect(run.status, run.output).toBe(0);
+      const message =
+        "Set PUBLIC_SUPABASE_URL, SUPABASE_SECRET_KEY and PUBLIC_SUPABASE_PUBLISHABLE_KEY in the repository's " +
+        "Settings → Secrets and variables → Actions to turn it on (README: GitHub's jobs).";
+      expect(run.output).toBe(`::notice title=Watch not set up::${message}\n`);
       expect(run.summary).toBe(`## Watch not set up\n\n${message}\n`);
-    },
-  );
+      expect(run.steps.settings!.outputs).toEqual({ watch: "false" });
+      // Not even from day 50: an owner who set nothing gets no failure mail.
+      expect(github.requests).toEqual([]);
+    });
+
+    it("with some of them: fails, naming the missing ones, and watches nothing", async () => {
+      const secrets = {
+        PUBLIC_SUPABASE_URL: "https://abcdefghijklmnopqrst.supabase.co",
+        SUPABASE_SECRET_KEY: "sb_secret_x",
+      };
+      const run = await runSteps(watchSteps, { baseEnv: runner(), context: { secrets } });
+      expect(run.status, run.output).toBe(1);
+      const message =
+        "Some of its settings are set, not PUBLIC_SUPABASE_PUBLISHABLE_KEY: set it in the repository's " +
+        "Settings → Secrets and variables → Actions (README: GitHub's jobs).";
+      expect(run.output).toBe(`::error title=Watch missing settings::${message}\n`);
+      expect(run.summary).toBe(`## Watch missing settings\n\n${message}\n`);
+      expect(run.steps.settings).toEqual({ outcome: "failure", outputs: { watch: "false" } });
+    });
+  });
 
   describe("against a project", () => {
     let backend: LocalSupabase;
@@ -152,7 +155,7 @@ describe("the watch's workflow", () => {
     const stored = async () =>
       (await owner.query<{ n: number }>("select count(*)::integer as n from public.early_access")).rows[0]!.n;
 
-    it("passes, stores nothing, sums the list up, looks at the site, and keeps itself enabled", async () => {
+    it("passes, stores nothing, sums the list up, looks at the site, and says when GitHub would stop the schedules", async () => {
       const { url: siteUrl, certFile } = await site(90);
       const github = await githubApi();
       const run = await runSteps(watchSteps, {
@@ -172,13 +175,13 @@ describe("the watch's workflow", () => {
           `The site answers: ${siteUrl} \\(HTTP 200\\), sending sign-ups to this project; its certificate ends on \\d{4}-\\d\\d-\\d\\d, in (89|90) days\\.`,
         ),
       );
-      expect(github.requests).toContainEqual({
-        method: "PUT",
-        path: `/repos/${REPOSITORY}/actions/workflows/watch.yml/enable`,
-        token: "ghs_job_token",
-      });
-      expect(run.summary).toMatch(
-        /Kept watch\.yml enabled through GitHub's API; the last commit on main is 3 days old/,
+      // Read-only, with the job's token.
+      expect(github.requests).toEqual([
+        { method: "GET", path: `/repos/${REPOSITORY}`, token: "ghs_job_token" },
+        { method: "GET", path: `/repos/${REPOSITORY}/commits/main`, token: "ghs_job_token" },
+      ]);
+      expect(run.summary).toContain(
+        `GitHub stops this repository's schedules after 60 days without activity: on ${dateIn(57)} (in 57 days), unless a commit comes to main before.`,
       );
     });
 
@@ -240,12 +243,12 @@ describe("the watch's workflow", () => {
         expect(run.summary).toContain("- **5** in all");
         expect(run.summary).toMatch(new RegExp(`\\n## ${title}\\n\\n`));
         expect(run.summary.split(`## ${title}`)[1]).toMatch(words);
-        // The keepalive ran all the same.
-        expect(github.requests.map(({ method }) => method)).toContain("PUT");
+        // The days were counted all the same.
+        expect(github.requests).toHaveLength(2);
       },
     );
 
-    it("a paused project: fails with an annotation naming it paused, and still keeps itself enabled", async () => {
+    it("a paused project: fails with an annotation naming it paused, and still counts the days", async () => {
       const github = await githubApi();
       const run = await withPausedProject((paused) =>
         runSteps(watchSteps, { baseEnv: runner({ GITHUB_API_URL: github.url }), context: settings(paused) }),
@@ -255,57 +258,101 @@ describe("the watch's workflow", () => {
         /^::error title=Supabase project paused::The project at http:\/\/localhost:\d+ is paused \(HTTP 540\)/m,
       );
       expect(run.summary).toMatch(/^## Supabase project paused\n\nThe project at .+ is paused/m);
-      expect(github.requests.filter(({ method }) => method === "PUT")).toHaveLength(1);
+      expect(run.summary).toMatch(/GitHub stops this repository's schedules .+ \(in 57 days\)/);
     });
   });
 
-  describe("keeping itself enabled", () => {
-    const keep = (github: GitHubApi) =>
-      runSteps([keepaliveStep!], {
-        baseEnv: runner({ GITHUB_API_URL: github.url }),
-        context: { github: { token: "ghs_job_token" } },
-      });
-
-    it("from day 50 without a commit: a warning annotation, and the summary says so", async () => {
-      const run = await keep(await githubApi({ lastCommit: daysAgo(55) }));
-      expect(run.status, run.output).toBe(0);
-      expect(run.output).toMatch(
-        /^::warning title=No commit for 55 days::No commit on main for 55 days: GitHub disables/m,
+  describe("GitHub's 60-day rule", () => {
+    /** The days' step, after the settings' (set, as their values are not read here). */
+    const count = (repository: Partial<Repository>) =>
+      githubApi(repository).then((github) =>
+        runSteps([settingsStep!, inactivityStep!], {
+          baseEnv: runner({ GITHUB_API_URL: github.url }),
+          context: {
+            secrets: Object.fromEntries(WATCH_SETTINGS.map((name) => [name, "set"])),
+            github: { token: "ghs_job_token" },
+          },
+        }),
       );
-      expect(run.summary).toMatch(/\*\*Warning\*\*: No commit on main for 55 days/);
-    });
 
-    it("before day 50: no warning", async () => {
-      const run = await keep(await githubApi({ lastCommit: daysAgo(49) }));
+    it("a public repository on day 49 without a commit: green, the date in the summary", async () => {
+      const run = await count({ lastCommit: daysAgo(49) });
       expect(run.status, run.output).toBe(0);
-      expect(run.output).not.toMatch(/::warning/);
-      expect(run.summary).toMatch(/Kept watch\.yml enabled .+ 49 days old/);
+      expect(run.output).not.toMatch(/::error/);
+      expect(run.summary).toBe(
+        `\nGitHub stops this repository's schedules after 60 days without activity: on ${dateIn(11)} (in 11 days), unless a commit comes to main before.\n`,
+      );
     });
 
-    it("in a private repository: no 60-day rule, and no warning however old the last commit", async () => {
-      const run = await keep(await githubApi({ lastCommit: daysAgo(200), private: true }));
+    it.each([
+      { days: 50, when: "in 10 days", stops: 10 },
+      { days: 60, when: "today", stops: 0 },
+    ])(
+      "a public repository on day $days: fails, naming the date and the one thing to do",
+      async ({ days, when, stops }) => {
+        const run = await count({ lastCommit: daysAgo(days) });
+        expect(run.status, run.output).toBe(1);
+        const title = `Schedules stop on ${dateIn(stops)}`;
+        const message =
+          `No commit on main for ${days} days: GitHub stops a public repository's schedules after 60 days without ` +
+          `activity, this one's on ${dateIn(stops)} (${when}). Push any commit to main; once stopped, enable the ` +
+          "workflow again under Actions → Watch the project → Enable workflow.";
+        expect(run.output).toContain(`::error title=${title}::${message}\n`);
+        expect(run.summary).toContain(`## ${title}\n\n${message}\n`);
+      },
+    );
+
+    it("a private repository: no such rule, green however old the last commit", async () => {
+      const run = await count({ lastCommit: daysAgo(200), private: true });
       expect(run.status, run.output).toBe(0);
-      expect(run.output).not.toMatch(/::warning/);
-      expect(run.summary).toMatch(/a private repository has no 60-day rule/);
-    });
-
-    it("a token without actions: write: fails with an annotation saying what the job needs", async () => {
-      const run = await keep(await githubApi({ enableStatus: 403 }));
-      expect(run.status).toBe(1);
-      expect(run.output).toMatch(
-        /^::error title=Keepalive failed::GitHub's API answered PUT \/actions\/workflows\/watch\.yml\/enable with 403 \(Resource not accessible by integration\): the job needs `permissions: actions: write`/m,
+      expect(run.output).not.toMatch(/::error/);
+      expect(run.summary).toBe(
+        "\nA private repository: GitHub does not stop its schedules for inactivity (the last commit on main is 200 days old).\n",
       );
     });
   });
 
   describe("the weekly backup", () => {
-    const backupSteps = stepsAfter(backup!, "install");
-    const [backupStep, upload, digest] = backupSteps;
+    const backupSteps = ownSteps(backup!);
+    const digest = backupSteps.at(-1);
+    const upload = backup!.steps.find((step) => step.uses?.startsWith("actions/upload-artifact@"));
+
+    /** A project of its own, holding these sign-ups, and the settings that point at it. */
+    async function project(emails: string[]) {
+      const { database, owner } = await openTestDatabase();
+      for (const email of emails)
+        await owner.query("insert into public.early_access (email) values ($1)", [email]);
+      const backend = await startLocalSupabase({ database, port: 0, log: () => {} });
+      return {
+        secrets: {
+          PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),
+          SUPABASE_SECRET_KEY: backend.secretKey,
+        },
+        close: () => backend.close(),
+      };
+    }
+
+    /** A stand-in for `gh` on PATH: it keeps its arguments and what it reads. */
+    function fakeGh() {
+      const bin = mkdtempSync(join(root, "bin-"));
+      const gh = join(bin, "gh");
+      writeFileSync(gh, `#!/bin/bash\nprintf '%s\\n' "$*" > "${bin}/args"\ncat > "${bin}/body"\n`, {
+        mode: 0o755,
+      });
+      return {
+        PATH: `${bin}:${process.env.PATH}`,
+        args: () => readFileSync(join(bin, "args"), "utf8"),
+        body: () => readFileSync(join(bin, "body"), "utf8"),
+      };
+    }
+
+    const NOTICE = (job: string, name: string) =>
+      `::notice title=${job[0]!.toUpperCase()}${job.slice(1)} not set up::Set ${name} in the repository's ` +
+      `Settings → Secrets and variables → Actions to turn it on (README: GitHub's jobs).\n`;
 
     it("keeps the encrypted file as an artifact for 90 days, only when there is one", () => {
       expect(upload).toMatchObject({
         if: "steps.backup.outputs.file != ''",
-        uses: expect.stringMatching(/^actions\/upload-artifact@/),
         with: {
           path: "${{ steps.backup.outputs.file }}",
           "retention-days": 90,
@@ -314,40 +361,49 @@ describe("the watch's workflow", () => {
       });
     });
 
-    it("without a key: no backup, green, and the summary says how to set one", async () => {
-      const run = await runSteps([backupStep!], {
-        baseEnv: runner(),
-        context: { secrets: { PUBLIC_SUPABASE_URL: "x" } },
+    it("posts the digest even after a failed backup, with the job's token, contents: read and issues: write", () => {
+      expect(digest).toMatchObject({
+        if: "${{ !cancelled() && steps.settings.outputs.digest == 'true' }}",
+        env: { GITHUB_TOKEN: "${{ github.token }}" },
       });
+      expect(backup!.permissions).toEqual({ contents: "read", issues: "write" });
+    });
+
+    it("a copy with none of its settings: green, a notice for each of the two, nothing backed up or posted", async () => {
+      const gh = fakeGh();
+      const run = await runSteps(backupSteps, { baseEnv: runner({ PATH: gh.PATH }) });
       expect(run.status, run.output).toBe(0);
-      expect(run.outputs).toBe("");
-      expect(run.summary).toBe(
-        "No backup: set the repository variable BACKUP_PUBLIC_KEY to your age public key (age1…; README: GitHub's jobs).\n",
+      expect(run.output).toBe(NOTICE("backup", "BACKUP_PUBLIC_KEY") + NOTICE("digest", "DIGEST_ISSUE"));
+      expect(run.steps.backup!.outcome).toBe("skipped");
+      expect(run.steps).not.toHaveProperty("digest");
+      expect(() => gh.args()).toThrow(/ENOENT/);
+    });
+
+    it("a key without the project's settings: fails naming them", async () => {
+      const run = await runSteps(backupSteps, {
+        baseEnv: runner(),
+        context: { vars: { BACKUP_PUBLIC_KEY: "age1x" }, secrets: { SUPABASE_SECRET_KEY: "sb_secret_x" } },
+      });
+      expect(run.status, run.output).toBe(1);
+      expect(run.output).toContain(
+        "::error title=Backup missing settings::Some of its settings are set, not PUBLIC_SUPABASE_URL: " +
+          "set it in the repository's Settings → Secrets and variables → Actions (README: GitHub's jobs).\n",
       );
+      expect(run.steps.backup!.outcome).toBe("skipped");
     });
 
     it("with a key: an age file that the owner's identity decrypts into the list, and no clear copy", async () => {
-      const { database, owner } = await openTestDatabase();
-      await owner.exec(
-        "insert into public.early_access (email) values ('ada@example.com'), ('bob@example.com')",
-      );
-      const backend = await startLocalSupabase({ database, port: 0, log: () => {} });
+      const { secrets, close } = await project(["ada@example.com", "bob@example.com"]);
       const runnerTemp = mkdtempSync(join(root, "runner-temp-"));
       try {
         const identity = await generateIdentity();
-        const run = await runSteps([backupStep!], {
+        const run = await runSteps(backupSteps, {
           baseEnv: runner(),
           runnerTemp,
-          context: {
-            secrets: {
-              PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),
-              SUPABASE_SECRET_KEY: backend.secretKey,
-            },
-            vars: { BACKUP_PUBLIC_KEY: await identityToRecipient(identity) },
-          },
+          context: { secrets, vars: { BACKUP_PUBLIC_KEY: await identityToRecipient(identity) } },
         });
         expect(run.status, run.output).toBe(0);
-        const file = /^file=(.+\.csv\.age)$/m.exec(run.outputs)?.[1];
+        const file = run.steps.backup!.outputs.file;
         expect(file, run.outputs).toMatch(
           new RegExp(`^${runnerTemp}/sign-ups-\\d{4}-\\d\\d-\\d\\d\\.csv\\.age$`),
         );
@@ -363,75 +419,43 @@ describe("the watch's workflow", () => {
         ).toEqual(['"ada@example.com"', '"bob@example.com"']);
         // Beside it, only the runner's own files (the steps' scripts, the summary, the outputs).
         const others = readdirSync(runnerTemp).filter(
-          (name) => !/^(step-\d+\.sh|summary\.md|output|env)$/.test(name),
+          (name) => !/^(step-\d+\.sh|summary\.md|output-\d+|env)$/.test(name),
         );
         expect(others).toEqual([basename(file!)]);
         expect(run.summary).toMatch(
           /^Backed up the list, encrypted to age1.{8}…, as the artifact sign-ups-backup: kept 90 days\.$/m,
         );
       } finally {
-        await backend.close();
+        await close();
       }
     });
 
-    describe("the digest", () => {
-      /** A stand-in for `gh` on PATH: it keeps its arguments and what it reads. */
-      function fakeGh() {
-        const bin = mkdtempSync(join(root, "bin-"));
-        const gh = join(bin, "gh");
-        writeFileSync(gh, `#!/bin/bash\nprintf '%s\\n' "$*" > "${bin}/args"\ncat > "${bin}/body"\n`, {
-          mode: 0o755,
+    it("with DIGEST_ISSUE: the week's counts and the days GitHub's rule leaves, as a comment on that issue, never an address", async () => {
+      const { secrets, close } = await project(["ada@example.com", "bob@example.com", "eve@mailinator.com"]);
+      const github = await githubApi({ lastCommit: daysAgo(20) });
+      const gh = fakeGh();
+      try {
+        const run = await runSteps(backupSteps, {
+          baseEnv: runner({ PATH: gh.PATH, GITHUB_API_URL: github.url }),
+          context: { secrets, vars: { DIGEST_ISSUE: "12" }, github: { token: "ghs_job_token" } },
         });
-        return {
-          PATH: `${bin}:${process.env.PATH}`,
-          args: () => readFileSync(join(bin, "args"), "utf8"),
-          body: () => readFileSync(join(bin, "body"), "utf8"),
-        };
-      }
-
-      it("runs even after a failed backup, with the job's token and issues: write", () => {
-        expect(digest).toMatchObject({ if: "${{ !cancelled() }}", env: { GH_TOKEN: "${{ github.token }}" } });
-        expect(backup!.permissions).toEqual({ contents: "read", issues: "write" });
-      });
-
-      it("without DIGEST_ISSUE: posts nothing", async () => {
-        const gh = fakeGh();
-        const run = await runSteps([digest!], { baseEnv: runner({ PATH: gh.PATH }) });
-        expect(run).toMatchObject({ status: 0, output: "" });
-        expect(() => gh.args()).toThrow(/ENOENT/);
-      });
-
-      it("with DIGEST_ISSUE: the week's counts as a comment on that issue, and never an address", async () => {
-        const { database, owner } = await openTestDatabase();
-        await owner.exec(
-          "insert into public.early_access (email) values ('ada@example.com'), ('bob@example.com'), ('eve@mailinator.com')",
+        expect(run.status, run.output).toBe(0);
+        expect(run.output).toBe(NOTICE("backup", "BACKUP_PUBLIC_KEY"));
+        expect(gh.args()).toBe(`issue comment 12 --repo ${REPOSITORY} --body-file -\n`);
+        const body = gh.body();
+        expect(body).toMatch(
+          /^Sign-ups, the week to \d{4}-\d\d-\d\d \(counts only\):\n\n```text\n3 sign-ups\n/,
         );
-        const backend = await startLocalSupabase({ database, port: 0, log: () => {} });
-        const gh = fakeGh();
-        try {
-          const run = await runSteps([digest!], {
-            baseEnv: runner({ PATH: gh.PATH }),
-            context: {
-              secrets: {
-                PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),
-                SUPABASE_SECRET_KEY: backend.secretKey,
-              },
-              vars: { DIGEST_ISSUE: "12" },
-              github: { token: "ghs_job_token" },
-            },
-          });
-          expect(run.status, run.output).toBe(0);
-          expect(gh.args()).toBe(`issue comment 12 --repo ${REPOSITORY} --body-file -\n`);
-          const body = gh.body();
-          expect(body).toMatch(
-            /^Sign-ups, the week to \d{4}-\d\d-\d\d \(counts only\):\n\n```text\n3 sign-ups\n/,
-          );
-          expect(body).toMatch(/^1 marked for review: 1 at a disposable domain$/m);
-          expect(body).not.toMatch(/@/);
-        } finally {
-          await backend.close();
-        }
-      });
+        expect(body).toMatch(/^1 marked for review: 1 at a disposable domain$/m);
+        expect(body).toMatch(
+          new RegExp(
+            `\`\`\`\\n\\nGitHub stops this repository's schedules after 60 days without activity: on ${dateIn(40)} \\(in 40 days\\), unless a commit comes to main before\\.\\n$`,
+          ),
+        );
+        expect(body).not.toMatch(/@/);
+      } finally {
+        await close();
+      }
     });
   });
 });

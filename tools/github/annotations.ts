@@ -28,10 +28,14 @@ export function ownerLine(kind: Kind, message: string, title: string, env: NodeJ
 }
 
 /**
- * Tells the owner of a failure: its line on stderr, and under Actions the same as a section of the
- * run's summary (GITHUB_STEP_SUMMARY), which the run's page shows first.
+ * Tells the owner: the line on stderr, and under Actions the same as a section of the run's summary
+ * (GITHUB_STEP_SUMMARY), which the run's page shows first.
  */
-export function reportFailure(message: string, title: string, env: NodeJS.ProcessEnv = process.env): void {
-  process.stderr.write(`${ownerLine("error", message, title, env)}\n`);
+export function report(kind: Kind, message: string, title: string, env: NodeJS.ProcessEnv = process.env) {
+  process.stderr.write(`${ownerLine(kind, message, title, env)}\n`);
   if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `## ${title}\n\n${message}\n`);
 }
+
+/** Tells the owner of a failure, as `report` does. */
+export const reportFailure = (message: string, title: string, env: NodeJS.ProcessEnv = process.env) =>
+  report("error", message, title, env);
