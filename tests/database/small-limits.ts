@@ -47,13 +47,13 @@ export const SMALL_NETWORK_LIMITS = `${SMALL_LIMITS}
   ${FOLLOW}`;
 
 /**
- * The schema's limits with its ceilings at a twentieth, in their proportions (an address's 50 an
- * hour and 150 a day, a network's 100 and 500), a network counted in one shard, so that a flood
+ * The schema's limits with its ceilings at a fiftieth, in their proportions (an address's 20 an
+ * hour and 60 a day, a network's 40 and 200), a network counted in one shard, so that a flood
  * from many clients meets them within a few thousand requests, and a tenth of a ceiling is still
- * several requests.
+ * two requests.
  */
 export const FLOOD_LIMITS = `
-  update private.sign_up_limits set max_sign_ups = max_sign_ups / 20 where kind = 'ceiling';
+  update private.sign_up_limits set max_sign_ups = max_sign_ups / 50 where kind = 'ceiling';
   update private.sign_up_scopes set shards = 1 where name = 'network';
   ${FOLLOW}`;
 
