@@ -24,7 +24,7 @@ const request = (role: string, overrides: Partial<RequestContext> = {}): Request
   role,
   method: "POST",
   path: "/early_access",
-  // The client's address, as Supabase's edge passes it on: the gate charges a sign-up to it.
+  // The client's address, as Supabase's edge passes it on: the rules count a sign-up to it.
   headers: { apikey: "key", prefer: "return=representation", "cf-connecting-ip": "192.0.2.1" },
   ...overrides,
 });

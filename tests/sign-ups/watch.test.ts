@@ -107,8 +107,8 @@ describe("against the local Supabase", () => {
   afterAll(() => backend?.close());
 
   /**
-   * What a sign-up stored would leave: its row, and any mark. (The gate charges the probe as one
-   * attempt of the runner's address, as every public POST: one a day.)
+   * What a sign-up stored would leave: its row, and any mark. (The rules count the probe as one
+   * failure of the runner's address: one a day.)
    */
   async function stored() {
     const { rows } = await owner.query<{ emails: string[]; marks: number }>(`
