@@ -23,7 +23,7 @@ import {
   uniqueEmail,
   type TestDatabase,
 } from "../support/database.ts";
-import { FLOOD_LIMITS, FOLLOW, limitIn, limitsOf } from "./small-limits.ts";
+import { FLOOD_LIMITS, FOLLOW, limitIn, limitsOf, mostThrough } from "./small-limits.ts";
 
 const CONNECTIONS = 20;
 
@@ -45,10 +45,6 @@ async function inParallel<T>(tasks: Array<() => Promise<T>>, atOnce = CONNECTION
 /** A sign-up of `email` (a new address by default) from `client`: `stored`, or the SQLSTATE. */
 const signUp = (db: Database, client: string, email = uniqueEmail("ceilings")) =>
   requestOverSql(db, { "cf-connecting-ip": client }, [{ email }]);
-
-/** The attempts a ceiling's bucket lets through as it drains over `seconds`: one per drip, and one more. */
-const dripOver = (seconds: number, { max, seconds: window }: { max: number; seconds: number }) =>
-  Math.ceil((seconds * max) / window) + 1;
 
 describe("no client past its ceilings, whatever others do", () => {
   let test: TestDatabase;
@@ -78,7 +74,7 @@ describe("no client past its ceilings, whatever others do", () => {
     );
 
     expect(flood.filter((answer) => answer !== "stored" && answer !== "PGRST")).toEqual([]);
-    expect(stored).toBeLessThanOrEqual(Math.floor(1.1 * ceiling.max) + dripOver(seconds, ceiling));
+    expect(stored).toBeLessThanOrEqual(mostThrough(seconds, ceiling));
     // Judged by its own counts alone, whatever the visitors did: refused before its ceiling only
     // where one of its shards (each a sixteenth of the ceiling) filled before the others.
     expect(stored).toBeGreaterThanOrEqual(0.95 * ceiling.max);
@@ -118,7 +114,7 @@ describe("a fresh address's failures right after ordinary traffic", () => {
     );
 
     expect(answered + probes.filter((answer) => answer === "PGRST").length).toBe(3 * ceiling.max);
-    expect(answered).toBeLessThanOrEqual(Math.floor(1.1 * ceiling.max) + dripOver(seconds, ceiling));
+    expect(answered).toBeLessThanOrEqual(mostThrough(seconds, ceiling));
     // The visitors' sign-ups count in their own rows, never in the failures' cells.
     expect(answered).toBeGreaterThanOrEqual(ceiling.max);
   }, 180_000);
@@ -153,7 +149,7 @@ describe("48 flooders from 48 networks at once", () => {
     );
 
     expect(answers.flat().filter((answer) => answer !== "stored" && answer !== "PGRST")).toEqual([]);
-    const most = Math.floor(1.1 * ceiling.max) + dripOver(seconds, ceiling);
+    const most = mostThrough(seconds, ceiling);
     expect(
       stored.filter((count) => count > most),
       `stored per flooder, at most ${most}`,
@@ -198,7 +194,7 @@ describe("48 flooders from 48 networks at once", () => {
     );
 
     expect(new Set(answers.flat())).toEqual(new Set(["23505", "23514", "23502", "P0001", "stored", "PGRST"]));
-    const most = Math.floor(1.1 * ceiling.max) + dripOver(seconds, ceiling);
+    const most = mostThrough(seconds, ceiling);
     expect(
       answered.filter((count) => count > most),
       `answered per flooder, at most ${most}`,

@@ -101,3 +101,10 @@ export const limitIn = (table: Limits, kind: "pace" | "ceiling", name: string): 
   if (!found) throw new Error(`no limit ${kind} ${name}`);
   return found;
 };
+
+/**
+ * The most a client may have let through a ceiling in `seconds`: the ceiling and a tenth (the
+ * rules' promise), plus what its bucket drains meanwhile, one per drip, and one more.
+ */
+export const mostThrough = (seconds: number, { max, seconds: window }: Limit) =>
+  Math.floor(1.1 * max) + Math.ceil((seconds * max) / window) + 1;
