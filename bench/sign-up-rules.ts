@@ -21,7 +21,16 @@
 import { parseArgs } from "node:util";
 import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
-import { median, ms, startBenchCluster, table, verdict, writeResults } from "./support.ts";
+import {
+  MARK_ONLY,
+  median,
+  ms,
+  startBenchCluster,
+  table,
+  verdict,
+  withoutRules,
+  writeResults,
+} from "./support.ts";
 
 const { values: options } = parseArgs({
   options: {
@@ -42,22 +51,6 @@ const MAX_P99_AFTER_IDLE_MS = 150;
 /** A day of launch traffic in the sources' table: two sources (address, network) per visitor. */
 const IDLE_BACKLOG = 300_000;
 const AFTER_IDLE = 2_000;
-
-/**
- * The database "without the rules": no pre-request gate (PostgREST's setting, emptied for this
- * database alone), a trigger before the row that only marks its transaction for the read-back,
- * and none after it.
- */
-const MARK_ONLY = `
-  create or replace function private.before_sign_up() returns trigger
-  language plpgsql security definer set search_path = '' as $$
-  begin
-    perform set_config('early_access.admitted_sign_up', new.id::text, true);
-    return new;
-  end;
-  $$;
-  drop trigger early_access_after_insert on public.early_access;`;
-const WITHOUT_RULES = `alter role authenticator in database without_rules set pgrst.db_pre_request = ''; ${MARK_ONLY}`;
 
 /** The database with the trigger that only marks, and a gate that lets every request through. */
 const GATE_ALONE = `${MARK_ONLY}
@@ -139,7 +132,7 @@ try {
     return { owner, handle: (await createPostgrest(api)).handle };
   }
   const withRules = await open("with_rules");
-  const without = await open("without_rules", WITHOUT_RULES);
+  const without = await open("without_rules", withoutRules("without_rules"));
   const gateAlone = await open("gate_alone", GATE_ALONE);
   const noCeilings = await open("no_ceilings", NO_CEILINGS);
 

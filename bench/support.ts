@@ -173,6 +173,29 @@ export async function startBenchCluster(
   return bench;
 }
 
+/**
+ * A trigger before the row that only marks its transaction for the read-back (dropping it instead
+ * would fail every insert on row level security), and none after the statement: the rules' steps
+ * gone, the row still written and read back as a sign-up is.
+ */
+export const MARK_ONLY = `
+  create or replace function private.before_sign_up() returns trigger
+  language plpgsql security definer set search_path = '' as $$
+  begin
+    perform set_config('early_access.admitted_sign_up', new.id::text, true);
+    return new;
+  end;
+  $$;
+  drop trigger early_access_after_insert on public.early_access;`;
+
+/**
+ * What makes `database` one "without the rules", run as its owner: MARK_ONLY, and no pre-request
+ * gate (PostgREST's setting, emptied for this database alone; an empty name is none, as PostgREST
+ * reads it).
+ */
+export const withoutRules = (database: string) =>
+  `alter role authenticator in database ${database} set pgrst.db_pre_request = ''; ${MARK_ONLY}`;
+
 /** Whatever a .env says: the local Supabase on its own server, the local keys. */
 export const LOCAL_ONLY = {
   PUBLIC_SUPABASE_URL: "",
