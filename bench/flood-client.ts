@@ -17,10 +17,7 @@ interface FloodOptions {
   warmFrom: string;
 }
 
-/**
- * A flooding client, its connections opened: `flood()` runs it and resolves with its answers.
- * Anything the client's database has to forget before the flood, forget after this resolves.
- */
+/** A flooding client, its connections opened: `flood()` runs it and resolves with its answers. */
 export async function floodingClient(options: FloodOptions): Promise<{ flood: () => Promise<Answer[]> }> {
   const worker = new Worker(new URL(import.meta.url), { workerData: options });
   await once(worker, "message");

@@ -4,23 +4,25 @@
 // transaction: the request's settings with anon's 3 s statement timeout, the insert and its
 // read-back), without HTTP in between.
 //
-// 1. A flood of 3,000 at once from one address, 100 at a time, against the schema's ceiling of
-//    1,000 an hour: how many it stores (the ceiling, and at most a tenth over it plus its bucket's
-//    drip while the flood ran, as the tests hold a client to), and that every other
-//    answer is 429 with a Retry-After of at most the hour's drip (the tests prove the same, and
-//    that forged headers change nothing, with a ceiling of 12). Then, one at a time: a refusal
-//    from that address against a sign-up from a new source, taking turns (medians).
-// 2. How much the private tables grow per 1,000 refusals.
-//    Beside them, a failure the rules never see (a column the key may not write, refused by
-//    PostgreSQL's privileges before any trigger) from new sources: it must cost no more than a
-//    refusal, and store nothing.
-// 3. Visitors from random networks at a steady 40 a second on a pool of their own: their p99
+// 1. Visitors from random networks at a steady 40 a second on a pool of their own: their p99
 //    alone, 15 s before and 15 s after the flood, each on a settled server (pooled: the ratio's
 //    denominator, steady when the two agree within 2x), then during a flood offered at 400 a
 //    second from one /24 over 50 connections, sent by a client on a thread of its own
 //    (flood-client.ts): in one event loop with the flood, the visitors' answers waited behind
 //    its answers, and their p99 measured this process's queue. Then the same on a database
 //    without the rules (as bench:rules makes it): the slowdown this machine gives any flood.
+//    First, on fresh databases: a pool another step left idle closes its connections after 10 s,
+//    and 50 backends ending at once stalled a quiet window's visitors.
+// 2. A flood of 3,000 at once from one address, 100 at a time, against the schema's ceiling of
+//    1,000 an hour: how many it stores (the ceiling, and at most a tenth over it plus its bucket's
+//    drip while the flood ran, as the tests hold a client to), and that every other
+//    answer is 429 with a Retry-After of at most the hour's drip (the tests prove the same, and
+//    that forged headers change nothing, with a ceiling of 12). Then, one at a time: a refusal
+//    from that address against a sign-up from a new source, taking turns (medians).
+// 3. How much the private tables grow per 1,000 refusals.
+//    Beside them, a failure the rules never see (a column the key may not write, refused by
+//    PostgreSQL's privileges before any trigger) from new sources: it must cost no more than a
+//    refusal, and store nothing.
 // 4. Probes about a listed address, 3,000 of each kind from an address of its own: duplicates,
 //    bodies of two rows (the listed address first, then second), upserts that ignore duplicates,
 //    casts in `select` that fail after the insert (of new addresses, and of the listed one):
@@ -150,18 +152,13 @@ interface BesideAFlood {
 
 /**
  * Visitors from random networks on `database`, on a pool of their own, alone, then during a flood
- * from one /24 that starts afresh (what the database must forget first, `forget` forgets), then
- * alone again. Each pool's connections are opened and their plans made first, as a running
- * API's are (`warm`): a pool closes those idle for 10 s, and 50 backends starting at once stalled
- * every request for seconds. Before each alone window, what an earlier step left the server to do
- * (autovacuum's work, a checkpoint's writes) is done, so that alone is alone (without it, one
- * window's p99 swung from 11 to 116 ms).
+ * from a /24 no request came from before, then alone again. Each pool's connections are opened
+ * and their plans made first, as a running API's are (`warm`): a pool closes those idle for 10 s,
+ * and 50 backends starting at once stalled every request for seconds. Before each alone window,
+ * what an earlier step left the server to do (autovacuum's work, a checkpoint's writes) is done,
+ * so that alone is alone (without it, one window's p99 was several times the other's).
  */
-async function visitorsBesideAFlood(
-  cluster: BenchCluster,
-  database: string,
-  forget: () => Promise<void>,
-): Promise<BesideAFlood> {
+async function visitorsBesideAFlood(cluster: BenchCluster, database: string): Promise<BesideAFlood> {
   const visitors = (await createPostgrest(cluster.pool("authenticator", database, DURING.connections)))
     .handle;
   const superuser = cluster.pool(SUPERUSER, database, 1);
@@ -179,7 +176,6 @@ async function visitorsBesideAFlood(
     pace: FLOOD,
     warmFrom: "198.19.8",
   });
-  await forget();
   const [during, flood] = await Promise.all([paced(visitors, randomAddress, DURING), client.flood()]);
   await settle();
   const after = await paced(visitors, randomAddress, ALONE);
@@ -210,10 +206,16 @@ async function flood(major: PostgresMajor) {
   try {
     const owner = cluster.pool(OWNER, "flood", 1);
     await cluster.pool(OWNER, "without_rules", 1).exec(withoutRules("without_rules"));
+    // 1. Visitors beside a flood, and beside the same flood without the rules.
+    const beside = await visitorsBesideAFlood(cluster, "flood");
+    const besideWithout = await visitorsBesideAFlood(cluster, "without_rules");
+    const visitors = slowdownOf(beside);
+    const floor = slowdownOf(besideWithout);
+
     const floodHandle = (await createPostgrest(cluster.pool("authenticator", "flood", FLOOD_CONNECTIONS)))
       .handle;
 
-    // 1. A flood from one address, 100 at a time: its ceiling stored, the rest refused.
+    // 2. A flood from one address, 100 at a time: its ceiling stored, the rest refused.
     const flooder = "198.18.0.1";
     const { rows: ceilings } = await owner.query<{ max: number; seconds: number }>(
       `select max_sign_ups as max, extract(epoch from window_length)::float8 as seconds
@@ -262,7 +264,7 @@ async function flood(major: PostgresMajor) {
       );
     }
 
-    // 2. Growth per 1,000 refusals, 50 at a time.
+    // 3. Growth per 1,000 refusals, 50 at a time.
     const before = await privateBytes(owner);
     let refused = 0;
     for (let sent = 0; sent < REFUSALS_FOR_GROWTH; sent += 50) {
@@ -270,12 +272,6 @@ async function flood(major: PostgresMajor) {
       refused += answers.filter(({ status }) => status === 429).length;
     }
     const grown = (((await privateBytes(owner)) - before) * 1000) / refused;
-
-    // 3. Visitors beside a flood, and beside the same flood without the rules.
-    const beside = await visitorsBesideAFlood(cluster, "flood", () => owner.exec(FORGET_COUNTS));
-    const besideWithout = await visitorsBesideAFlood(cluster, "without_rules", async () => {});
-    const visitors = slowdownOf(beside);
-    const floor = slowdownOf(besideWithout);
 
     // 4. Probes, each kind from an address of its own, about an address on the list.
     const listed = newEmail();
