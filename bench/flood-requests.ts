@@ -1,6 +1,7 @@
 // What bench:flood sends, from its own thread and from the flooding client's (flood-client.ts):
 // sign-ups as supabase-js sends them, handed to the local endpoint's PostgREST pipeline, and a
 // steady pace of them.
+import { setTimeout as sleep } from "node:timers/promises";
 import { threadId } from "node:worker_threads";
 import type { Postgrest } from "../tools/local-supabase/postgrest.ts";
 
@@ -51,8 +52,6 @@ export async function send(
   return { status, ms: performance.now() - sent, retryAfter };
 }
 
-const sleep = (ms: number) => new Promise((resume) => setTimeout(resume, Math.max(0, ms)));
-
 export interface Pace {
   perSecond: number;
   seconds: number;
@@ -73,7 +72,7 @@ export async function paced(
     Array.from({ length: connections }, async () => {
       while (next < total) {
         const index = next++;
-        await sleep(started + (index * 1000) / perSecond - performance.now());
+        await sleep(Math.max(0, started + (index * 1000) / perSecond - performance.now()));
         answers.push(await send(handle, address()));
       }
     }),
