@@ -43,6 +43,12 @@ export const MAX_ROWS = 1000;
 const JSON_TYPE = "application/json; charset=utf-8";
 /** PostgREST's search path on Supabase: the exposed schema, then db-extra-search-path. */
 const SEARCH_PATH = '"public", "extensions"';
+/**
+ * Each request's statements (its settings, the pre-request function, its own), prepared per
+ * connection as PostgREST prepares them (db-prepared-statements): a request's values are all
+ * parameters, so one text serves every request of its shape.
+ */
+const PREPARED = { prepared: true };
 
 /** Reads the schema cache of `database` and answers requests over it. */
 export async function createPostgrest(database: Database): Promise<Postgrest> {
@@ -63,10 +69,10 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
           ["request.headers", JSON.stringify(headers)],
         ];
         const calls = settings.map((_, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`);
-        await tx.query(`select ${calls.join(", ")}`, settings.flat());
+        await tx.query(`select ${calls.join(", ")}`, settings.flat(), PREPARED);
         // The pre-request function: whatever it raises answers the request, whose statement is
         // then never planned.
-        if (preRequest) await tx.query(preRequest);
+        if (preRequest) await tx.query(preRequest, [], PREPARED);
         return work(tx);
       },
       { readOnly: method === "GET" },
@@ -112,7 +118,9 @@ export async function createPostgrest(database: Database): Promise<Postgrest> {
       return asRequest(request, () => Promise.reject(notImplemented(`${method} is`)));
     }
     type Result = Record<string, string | number | null>;
-    const result = await asRequest(request, (tx) => tx.query<Result>(statement.text, statement.params));
+    const result = await asRequest(request, (tx) =>
+      tx.query<Result>(statement.text, statement.params, PREPARED),
+    );
     const { page_total, total_result_set } = result.rows[0]!;
     const pageTotal = Number(page_total);
     const total = total_result_set === null ? null : Number(total_result_set);

@@ -1,7 +1,8 @@
 // A PostgreSQL server, reached over a pool of connections as PostgREST reaches it: each
 // request takes a connection, runs its own transaction there, and gives the connection back.
+import { createHash } from "node:crypto";
 import pg from "pg";
-import { runTransaction, type Database, type Queryable } from "./database.ts";
+import { runTransaction, type Database, type Queryable, type QueryOptions } from "./database.ts";
 
 export interface PoolOptions {
   /** postgres://user:password@host:port/database. */
@@ -18,8 +19,10 @@ export function connectPool({ url, poolSize = 10 }: PoolOptions): Database {
   // A pool and a checked-out client answer queries alike; outside a transaction any
   // connection will do.
   const on = (connection: pg.Pool | pg.PoolClient): Queryable => ({
-    query: async <T>(text: string, params?: unknown[]) => {
-      const { rows } = await connection.query(text, params);
+    query: async <T>(text: string, params?: unknown[], { prepared = false }: QueryOptions = {}) => {
+      // A prepared statement is named after its text: the same text shares one per connection.
+      const name = prepared ? createHash("sha256").update(text).digest("base64url") : undefined;
+      const { rows } = await connection.query({ name, text, values: params });
       return { rows: rows as T[] };
     },
     exec: async (sql) => void (await connection.query(sql)),
