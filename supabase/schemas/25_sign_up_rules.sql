@@ -223,8 +223,9 @@ begin
   foreach bucket in array source.limits loop
     empty_at := (source.empty_at ->> (bucket.kind || ' ' || bucket.name))::bigint;
     if bucket.kind = 'ceiling' and private.bucket_past(empty_at, at, bucket) then
-      -- Until the bucket, without this sign-up, has room for one more.
-      perform private.refuse(bucket, empty_at - at - bucket.window_ms);
+      -- Until the bucket, without this sign-up, has room for one more: as long as what it holds
+      -- past its limit (private.bucket_past) takes to drain.
+      perform private.refuse(bucket, empty_at - at - bucket.window_ms - bucket.max_sign_ups / 2);
     end if;
   end loop;
   return source;
@@ -544,8 +545,10 @@ begin
       end if;
     end loop;
     if private.bucket_past(least_held, at, ceiling.bucket) then
-      -- Until the least-held cell, capped at full, has room for one more.
-      perform private.refuse(ceiling.bucket, least(least_held - at - (ceiling.bucket).window_ms, (ceiling.bucket).cost_ms));
+      -- Until the least-held cell, capped at full, has room for one more: as long as what it holds
+      -- past its limit (private.bucket_past) takes to drain, a failure's cost at most.
+      perform private.refuse(ceiling.bucket, least(least_held - at - (ceiling.bucket).window_ms - (ceiling.bucket).max_sign_ups / 2,
+                                                   (ceiling.bucket).cost_ms));
     end if;
   end loop;
 end;

@@ -89,6 +89,21 @@ describe("the buckets over time (a clock the test sets)", () => {
     ]);
   });
 
+  it("a bucket filled into its rounding's slack: refused with a Retry-After of at most the drip", async () => {
+    const { max: ceiling, seconds: hour } = clockedLimit("ceiling", "per address per hour");
+    const drip = hour / ceiling;
+    // The hour's ceiling at once, then, a few milliseconds before one drains, one more: within the
+    // half millisecond per sign-up the bucket allows for rounding, so stored. The next, at that
+    // instant, is refused until one drains: less than a drip away.
+    const slack = Math.floor(ceiling / 2) / 1000;
+    const justBefore = LAUNCH + drip - slack / 2;
+    const answers = await signUpsAt([...at(ceiling, LAUNCH), justBefore, justBefore], "10.0.15.1");
+    expect(answers[ceiling]).toMatch(/^marked: /);
+    expect(answers[ceiling + 1]).toBe(
+      `refused: at most ${ceiling} sign-ups per address per hour (Retry-After ${Math.ceil(drip)})`,
+    );
+  });
+
   it("a sign-up per pace's interval is unmarked until the day's pace; one a second, past the minute's pace once its bucket holds more", async () => {
     const { max: pace, seconds: minute } = clockedLimit("pace", "per address per minute");
     const { max: dailyPace, seconds: day } = clockedLimit("pace", "per address per day");
