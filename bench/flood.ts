@@ -5,12 +5,15 @@
 // read-back), without HTTP in between.
 //
 // 1. Visitors from random networks at a steady 40 a second on a pool of their own: their p99
-//    alone, 15 s before and 15 s after the flood, each on a settled server (pooled: the ratio's
-//    denominator, steady when the two agree within 2x), then during a flood offered at 400 a
-//    second from one /24 over 50 connections, sent by a client on a thread of its own
-//    (flood-client.ts): in one event loop with the flood, the visitors' answers waited behind
-//    its answers, and their p99 measured this process's queue. Then the same on a database
-//    without the rules (as bench:rules makes it): the slowdown this machine gives any flood.
+//    alone, 15 s before and 15 s after the floods, each on a settled server (pooled: the ratio's
+//    denominator, steady when the two agree within 2x), then during three floods one after the
+//    other, each offered at 400 a second from a /24 of its own over 50 connections, on a settled
+//    server, sent by a client on a thread of its own (flood-client.ts): in one event loop with
+//    the flood, the visitors' answers waited behind its answers, and their p99 measured this
+//    process's queue. The ratio's numerator is the median of the three floods' p99s: one
+//    window's p99 is its four slowest visitors, and a single stall of the machine moved it
+//    several-fold from one run to the next. Then the same on a database without the rules (as
+//    bench:rules makes it): the slowdown this machine gives any flood.
 //    First, on fresh databases: a pool another step left idle closes its connections after 10 s,
 //    and 50 backends ending at once stalled a quiet window's visitors.
 // 2. A flood of 3,000 at once from one address, 100 at a time, against the schema's ceiling of
@@ -67,8 +70,10 @@ const FLOOD_AT_ONCE = 3_000;
 const ONE_AT_A_TIME = 300;
 const REFUSALS_FOR_GROWTH = 1_000;
 const FLOOD_CONNECTIONS = 50;
-/** The flood beside the visitors, from one /24 on a client of its own (flood-client.ts). */
+/** Each flood beside the visitors, from one /24 on a client of its own (flood-client.ts). */
 const FLOOD = { perSecond: 400, seconds: 10, connections: FLOOD_CONNECTIONS };
+/** How many floods the visitors meet, one after the other. */
+const FLOODS = 3;
 /** The visitors during that flood, and alone before and after it (the ratio's denominator). */
 const DURING = { perSecond: 40, seconds: FLOOD.seconds, connections: 10 };
 const ALONE = { ...DURING, seconds: 15 };
@@ -142,21 +147,22 @@ const privateBytes = (owner: Database) => bytesOf(owner, "private");
 const count = (answers: Answer[], test: (status: number) => boolean) =>
   answers.filter(({ status }) => test(status)).length;
 
-/** The visitors' answers alone before a flood, during it, and alone after it; and the flood's. */
+/** The visitors' answers alone before the floods, during each, and alone after them; and the floods'. */
 interface BesideAFlood {
   before: Answer[];
-  during: Answer[];
+  during: Answer[][];
   after: Answer[];
   flood: Answer[];
 }
 
 /**
- * Visitors from random networks on `database`, on a pool of their own, alone, then during a flood
- * from a /24 no request came from before, then alone again. Each pool's connections are opened
- * and their plans made first, as a running API's are (`warm`): a pool closes those idle for 10 s,
- * and 50 backends starting at once stalled every request for seconds. Before each alone window,
- * what an earlier step left the server to do (autovacuum's work, a checkpoint's writes) is done,
- * so that alone is alone (without it, one window's p99 was several times the other's).
+ * Visitors from random networks on `database`, on a pool of their own, alone, then during each of
+ * the floods, each from a /24 no request came from before, then alone again. Each pool's
+ * connections are opened and their plans made first, as a running API's are (`warm`): a pool
+ * closes those idle for 10 s, and 50 backends starting at once stalled every request for seconds.
+ * Before each alone window and each flood after the first, what an earlier step left the server
+ * to do (autovacuum's work, a checkpoint's writes) is done, so that alone is alone (without it,
+ * one window's p99 was several times the other's) and each flood starts as the first did.
  */
 async function visitorsBesideAFlood(cluster: BenchCluster, database: string): Promise<BesideAFlood> {
   const visitors = (await createPostgrest(cluster.pool("authenticator", database, DURING.connections)))
@@ -170,13 +176,23 @@ async function visitorsBesideAFlood(cluster: BenchCluster, database: string): Pr
   await warm(visitors, DURING.connections, randomAddress);
   await settle();
   const before = await paced(visitors, randomAddress, ALONE);
-  const client = await floodingClient({
-    url: cluster.url("authenticator", database),
-    network: "198.19.7",
-    pace: FLOOD,
-    warmFrom: "198.19.8",
-  });
-  const [during, flood] = await Promise.all([paced(visitors, randomAddress, DURING), client.flood()]);
+  const during: Answer[][] = [];
+  const flood: Answer[] = [];
+  for (let index = 0; index < FLOODS; index++) {
+    if (index > 0) await settle();
+    const client = await floodingClient({
+      url: cluster.url("authenticator", database),
+      network: `198.19.${7 + 2 * index}`,
+      pace: FLOOD,
+      warmFrom: `198.19.${8 + 2 * index}`,
+    });
+    const [visitorsDuring, floodAnswers] = await Promise.all([
+      paced(visitors, randomAddress, DURING),
+      client.flood(),
+    ]);
+    during.push(visitorsDuring);
+    flood.push(...floodAnswers);
+  }
   await settle();
   const after = await paced(visitors, randomAddress, ALONE);
   return { before, during, after, flood };
@@ -187,16 +203,21 @@ const p99 = (answers: Answer[]) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
 };
 
-/** The visitors' p99 alone (each window's, and pooled) and during the flood, and their ratio. */
+/**
+ * The visitors' p99 alone (each window's, and pooled) and during the floods (each flood's, and
+ * their median), and the ratio of the median to the pooled.
+ */
 function slowdownOf({ before, during, after }: BesideAFlood) {
   const windows = [p99(before), p99(after)];
   const alone = p99([...before, ...after]);
+  const floods = during.map(p99);
   return {
     aloneMs: alone,
     aloneWindowsMs: windows,
     steady: Math.max(...windows) <= STEADY * Math.min(...windows),
-    duringMs: p99(during),
-    slowdown: p99(during) / alone,
+    duringMs: median(floods),
+    duringFloodsMs: floods,
+    slowdown: median(floods) / alone,
   };
 }
 
@@ -405,7 +426,7 @@ async function flood(major: PostgresMajor) {
     console.log(
       `\nPostgreSQL ${major}: one address stored ${stored} before its first refusal; ${ONE_AT_A_TIME} of each, one at a time ` +
         `(${dripped} of its sign-ups fitted as its bucket drained); ` +
-        `visitors ${DURING.perSecond}/s for ${ALONE.seconds} s alone, then ${DURING.seconds} s during a flood, then ${ALONE.seconds} s alone:\n\n` +
+        `visitors ${DURING.perSecond}/s for ${ALONE.seconds} s alone, then ${DURING.seconds} s during each of ${FLOODS} floods, then ${ALONE.seconds} s alone:\n\n` +
         table(
           ["", "figure", "target"],
           [
@@ -449,29 +470,32 @@ async function flood(major: PostgresMajor) {
               verdict(visitors.steady, `steady: the two within ${STEADY}×`),
             ],
             [
-              `visitors' p99, during a flood of ${FLOOD.perSecond}/s from one /24`,
-              ms(visitors.duringMs),
+              `visitors' p99, during ${FLOODS} floods of ${FLOOD.perSecond}/s, each from a /24 (median)`,
+              `${ms(visitors.duringMs)} (${visitors.duringFloodsMs.map(ms).join(", ")})`,
               `${visitors.slowdown.toFixed(1)}× ${verdict(visitors.slowdown <= 5, "≤ 5×")}`,
             ],
             [
               "the same without the rules (the machine's own): alone, during",
-              `${ms(floor.aloneMs)} (${floor.aloneWindowsMs.map(ms).join(", ")}), ${ms(floor.duringMs)}`,
+              `${ms(floor.aloneMs)} (${floor.aloneWindowsMs.map(ms).join(", ")}), ${ms(floor.duringMs)} (${floor.duringFloodsMs.map(ms).join(", ")})`,
               `${floor.slowdown.toFixed(1)}×`,
             ],
             [
-              "the flood's answers",
+              "the floods' answers",
               `${count(beside.flood, (status) => status === 201)} × 201, ${count(beside.flood, (status) => status === 429)} × 429, ${floodOther} other`,
               `${floodOther === 0 ? "PASS" : "MISS"} (only 201 and 429)`,
             ],
             [
-              "the flood's slowest answer",
+              "the floods' slowest answer",
               ms(floodSlowest),
               `${floodSlowest <= 1000 ? "PASS" : "MISS"} (≤ 1 s)`,
             ],
             [
               "visitors not stored",
               String(
-                count([...beside.before, ...beside.during, ...beside.after], (status) => status !== 201),
+                count(
+                  [...beside.before, ...beside.during.flat(), ...beside.after],
+                  (status) => status !== 201,
+                ),
               ),
               "",
             ],
@@ -503,11 +527,13 @@ async function flood(major: PostgresMajor) {
       visitorsP99AloneWindowsMs: visitors.aloneWindowsMs,
       visitorsDenominatorSteady: visitors.steady,
       visitorsP99DuringFloodMs: visitors.duringMs,
+      visitorsP99DuringEachFloodMs: visitors.duringFloodsMs,
       visitorsSlowdown: visitors.slowdown,
       withoutTheRules: {
         visitorsP99AloneMs: floor.aloneMs,
         visitorsP99AloneWindowsMs: floor.aloneWindowsMs,
         visitorsP99DuringFloodMs: floor.duringMs,
+        visitorsP99DuringEachFloodMs: floor.duringFloodsMs,
         visitorsSlowdown: floor.slowdown,
       },
       floodSlowestMs: floodSlowest,
