@@ -74,7 +74,7 @@ const FLOOD_CONNECTIONS = 50;
 const FLOOD = { perSecond: 400, seconds: 10, connections: FLOOD_CONNECTIONS };
 /** How many floods the visitors meet, one after the other. */
 const FLOODS = 3;
-/** The visitors during that flood, and alone before and after it (the ratio's denominator). */
+/** The visitors during each flood, and alone before and after them (the ratio's denominator). */
 const DURING = { perSecond: 40, seconds: FLOOD.seconds, connections: 10 };
 const ALONE = { ...DURING, seconds: 15 };
 /** The two alone windows' p99 may differ this much for their pooled p99 to be a steady denominator. */
@@ -465,7 +465,7 @@ async function flood(major: PostgresMajor) {
               `${grown < 1024 ? "PASS" : "MISS"} (< 1 KB)`,
             ],
             [
-              "visitors' p99, alone (before and after the flood, pooled)",
+              "visitors' p99, alone (before and after the floods, pooled)",
               `${ms(visitors.aloneMs)} (${visitors.aloneWindowsMs.map(ms).join(", ")})`,
               verdict(visitors.steady, `steady: the two within ${STEADY}×`),
             ],
