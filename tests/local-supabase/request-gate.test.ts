@@ -5,7 +5,7 @@
 // command with the secret key and the daily watch's probe work as before.
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Database, Queryable } from "../../tools/local-supabase/database/database.ts";
+import type { Database, Queryable, QueryOptions } from "../../tools/local-supabase/database/database.ts";
 import { startLocalSupabase } from "../../tools/local-supabase/index.ts";
 import { signUpsClient } from "../../tools/sign-ups/client.ts";
 import { checkSignUpPath } from "../../tools/sign-ups/probe.ts";
@@ -36,9 +36,9 @@ const CATASTROPHIC = encodeURIComponent("((a?){1,30}){1,30}");
 /** A database whose every statement, in a request's transaction or not, is written down. */
 function recorded(database: Database, statements: string[]): Database {
   const recording = (on: Queryable): Queryable => ({
-    query: <T>(text: string, params?: unknown[]) => {
+    query: <T>(text: string, params?: unknown[], options?: QueryOptions) => {
       statements.push(text);
-      return on.query<T>(text, params);
+      return on.query<T>(text, params, options);
     },
     exec: (sql) => {
       statements.push(sql);
