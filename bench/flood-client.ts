@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { connectPool } from "../tools/local-supabase/database/pool.ts";
 import { createPostgrest } from "../tools/local-supabase/postgrest.ts";
-import { paced, random, warm, type Answer, type Pace } from "./flood-requests.ts";
+import { paced, random, warm, type Answer, type Pace } from "./sign-up-requests.ts";
 
 interface FloodOptions {
   /** The API role's connection URL. */

@@ -54,7 +54,15 @@ import type { Database } from "../tools/local-supabase/database/database.ts";
 import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest } from "../tools/local-supabase/postgrest.ts";
 import { floodingClient } from "./flood-client.ts";
-import { newEmail, paced, randomAddress, send, signUpRequest, warm, type Answer } from "./flood-requests.ts";
+import {
+  newEmail,
+  paced,
+  randomAddress,
+  send,
+  signUpRequest,
+  warm,
+  type Answer,
+} from "./sign-up-requests.ts";
 import {
   median,
   ms,

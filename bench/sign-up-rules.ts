@@ -21,6 +21,7 @@
 import { parseArgs } from "node:util";
 import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
+import { randomAddress, signUpRequest } from "./sign-up-requests.ts";
 import {
   MARK_ONLY,
   median,
@@ -65,33 +66,6 @@ const NO_CEILINGS = `
   delete from private.sign_up_limits where kind = 'ceiling';
   call private.make_failure_cells();`;
 
-/** What supabase-js sends with a sign-up, as the endpoint hands it to PostgREST's pipeline. */
-function signUpRequest(index: number) {
-  const address = `${1 + random(223)}.${random(256)}.${random(256)}.${1 + random(254)}`;
-  return {
-    method: "POST",
-    path: "/early_access",
-    query: new URLSearchParams("select=*"),
-    headers: {
-      apikey: "sb_publishable_bench",
-      authorization: "Bearer sb_publishable_bench",
-      "content-type": "application/json",
-      "content-profile": "public",
-      prefer: "return=representation",
-      "x-client-info": "supabase-js/2.119.1",
-      accept: "*/*",
-      "cf-connecting-ip": address,
-      "x-forwarded-for": address,
-    },
-    body: new TextEncoder().encode(
-      JSON.stringify({ email: `bench-${index}-${random(1e9)}@example.com`, phone: null }),
-    ),
-    role: "anon",
-  };
-}
-
-const random = (below: number) => Math.floor(Math.random() * below);
-
 interface Run {
   perSecond: number;
   p50: number;
@@ -106,7 +80,8 @@ async function run(handle: Postgrest["handle"], count: number): Promise<Run> {
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (next < count) {
-        const request = signUpRequest(next++);
+        next++;
+        const request = signUpRequest(randomAddress());
         const sent = performance.now();
         const { status, body } = await handle(request);
         if (status !== 201) throw new Error(`A sign-up failed: ${status} ${body}`);

@@ -1,6 +1,6 @@
-// What bench:flood sends, from its own thread and from the flooding client's (flood-client.ts):
-// sign-ups as supabase-js sends them, handed to the local endpoint's PostgREST pipeline, and a
-// steady pace of them.
+// What the benches send: sign-ups as the site's supabase-js sends them, handed to the local
+// endpoint's PostgREST pipeline, and a steady pace of them (bench:rules; bench:flood, from its own
+// thread and from the flooding client's, flood-client.ts).
 import { setTimeout as sleep } from "node:timers/promises";
 import { threadId } from "node:worker_threads";
 import type { Postgrest } from "../tools/local-supabase/postgrest.ts";
@@ -9,12 +9,16 @@ export const random = (below: number) => Math.floor(Math.random() * below);
 export const randomAddress = () => `${1 + random(223)}.${random(256)}.${random(256)}.${1 + random(254)}`;
 let emails = 0;
 /** An address no other request of the bench sends, whichever thread sends it. */
-export const newEmail = () => `flood-${threadId}-${emails++}-${random(1e9)}@example.com`;
+export const newEmail = () => `bench-${threadId}-${emails++}-${random(1e9)}@example.com`;
 
-/** A sign-up as supabase-js sends it, from `address`; or another body, query and Prefer. */
+/** A sign-up as the site sends it (no phone), from `address`; or another body, query and Prefer. */
 export function signUpRequest(
   address: string,
-  { body = { email: newEmail() } as unknown, query = "select=*", prefer = "return=representation" } = {},
+  {
+    body = { email: newEmail(), phone: null } as unknown,
+    query = "select=*",
+    prefer = "return=representation",
+  } = {},
 ) {
   return {
     method: "POST",
@@ -26,6 +30,7 @@ export function signUpRequest(
       "content-type": "application/json",
       "content-profile": "public",
       prefer,
+      "x-client-info": "supabase-js/2.119.1",
       accept: "*/*",
       "cf-connecting-ip": address,
       "x-forwarded-for": address,
