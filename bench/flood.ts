@@ -383,7 +383,7 @@ async function flood(major: PostgresMajor) {
     // 6. Strangers beside a flood, every ceiling lowered (and the failures' sketch made anew for it).
     await owner.exec(`${FORGET_COUNTS}
       update private.sign_up_limits set max_sign_ups = max_sign_ups / ${SCENE_SCALE} where kind = 'ceiling';
-      call private.make_failure_cells();`);
+      call private.apply_sign_up_limits();`);
     const sceneCeiling = Math.floor(ceiling.max / SCENE_SCALE);
     const from = (addresses: string[], times: number, email: () => string) =>
       Array.from({ length: times }, () =>

@@ -66,7 +66,7 @@ const GATE_ALONE = `${MARK_ONLY}
 /** The database with every rule but the ceilings: none counted, no failure sketched. */
 const NO_CEILINGS = `
   delete from private.sign_up_limits where kind = 'ceiling';
-  call private.make_failure_cells();`;
+  call private.apply_sign_up_limits();`;
 
 interface Run {
   perSecond: number;

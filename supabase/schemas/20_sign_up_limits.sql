@@ -3,7 +3,7 @@
 -- person is refused because others share their address (offices, campuses, conference Wi-Fi,
 -- carrier NAT): past a pace a sign-up is stored and marked for the owner's review; only past a
 -- ceiling, far beyond any crowd, is one refused, with 429. To change a limit on a live project,
--- change it here and in a new migration that ends with `call private.make_failure_cells();`
+-- change it here and in a new migration that ends with `call private.apply_sign_up_limits();`
 -- (supabase/README.md, "Changing a limit").
 
 -- What "one client" is, per scope: an address (an IPv4 address, or an IPv6 /56, what an ISP hands

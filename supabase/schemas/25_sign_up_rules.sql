@@ -38,7 +38,10 @@
 --
 -- Time is milliseconds since 1970 everywhere (private.sign_up_clock), and every limit is the same
 -- leaky bucket (GCRA) with the same test (private.bucket_past): one number per limit and client,
--- the instant its bucket is empty again.
+-- the instant its bucket is empty again. The steps read the limits as made for them, each scope's
+-- buckets in one row (private.sign_up_buckets) and each ceiling's sketch in another
+-- (private.failure_sketches), both made from 20_sign_up_limits.sql's tables by
+-- private.apply_sign_up_limits(), which every migration that changes those tables ends with.
 --
 -- Row locks, in the one order every request takes them, so that no two requests wait for each
 -- other in a circle (a deadlock, which PostgREST answers with 500): the address's source row,
@@ -127,45 +130,84 @@ begin
 end;
 $$;
 
--- The client in each scope, named under the database's key: the key, then the scope's name and
--- the client in it (`network:192.0.2.0`), so no two scopes share one. Its SHA-256 picks the
--- client's cells in the scope's failure sketches; its sources' keys are hashes of the same.
+-- A client in a scope, named under the database's key: the key, then the scope's name and the
+-- client in it (`network:192.0.2.0`), so no two scopes share one. Its SHA-256 picks the client's
+-- cells in the scope's failure sketches; its sources' keys are hashes of the same.
+create function private.client_named(secret bytea, scope text, client_in_scope text)
+returns bytea language plpgsql immutable set search_path = '' as $$
+begin
+  return secret || convert_to(scope || ':' || client_in_scope, 'UTF8');
+end;
+$$;
+
+-- The client in each scope, named (private.client_named).
 create function private.clients_of(client text)
 returns table (scope text, named bytea)
 language plpgsql stable set search_path = '' as $$
 begin
   return query
-    select s.name, c.secret || convert_to(s.name || ':' || private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix), 'UTF8')
+    select s.name, private.client_named(c.secret, s.name, private.client_in_scope(client, s.ipv4_prefix, s.ipv6_prefix))
       from private.sign_up_scopes s, private.client_key_secret c;
+end;
+$$;
+
+-- Each scope's limits as a sign-up's steps read them, one row per scope: what one client is (its
+-- prefixes), its shards, and its limits, each as a bucket in milliseconds that one sign-up in one
+-- shard fills by its share, ordered as the steps judge them (ceilings first, the shortest window
+-- first). Made from the limits' tables by private.apply_sign_up_limits, so that a sign-up reads
+-- one small row rather than joining and converting them twice.
+create table private.sign_up_buckets (
+  scope text primary key,
+  ipv4_prefix integer not null,
+  ipv6_prefix integer not null,
+  shards integer not null,
+  limits private.sign_up_limit[] not null
+);
+comment on table private.sign_up_buckets is
+  'Each scope''s limits as a sign-up reads them: its prefixes, shards and buckets in milliseconds, made by private.apply_sign_up_limits().';
+
+-- What private.sign_up_buckets holds when it follows the limits' tables.
+create function private.wanted_sign_up_buckets()
+returns table (scope text, ipv4_prefix integer, ipv6_prefix integer, shards integer, limits private.sign_up_limit[])
+language plpgsql stable set search_path = '' as $$
+begin
+  return query
+    select s.name, s.ipv4_prefix, s.ipv6_prefix, s.shards,
+           array(select row(l.kind, l.name, l.max_sign_ups, b.window_ms, round(b.window_ms * s.shards / l.max_sign_ups::numeric))::private.sign_up_limit
+                   from private.sign_up_limits l
+                  cross join lateral (select (extract(epoch from l.window_length) * 1000)::bigint as window_ms) b
+                  where l.per = s.name
+                  order by l.kind, l.window_length)
+      from private.sign_up_scopes s;
 end;
 $$;
 
 -- The sources the sign-up `sign_up_id` from `client` counts in, one per scope (else null), with
 -- their scope's limits and no state yet. A source's key is the SHA-256 of the client in its scope
--- (clients_of), and, for a scope of several shards, of the shard the sign-up counts in
+-- (private.client_named), and, for a scope of several shards, of the shard the sign-up counts in
 -- (`network:192.0.2.0#3`), picked by the sign-up's own random id, so that every step of one
 -- sign-up finds the same. A sign-up in a shard costs `shards` times a sign-up's share, so that a
--- shard's bucket holds its share of the limit.
+-- shard's bucket holds its share of the limit (private.sign_up_buckets).
 create function private.sources_of(client text, sign_up_id uuid, out address private.sign_up_source,
                                    out network private.sign_up_source)
 language plpgsql stable set search_path = '' as $$
 declare
+  scope record;
   source private.sign_up_source;
 begin
-  for source in
-    select s.name,
-           pg_catalog.sha256(n.named || convert_to(case when s.shards > 1
-                               then '#' || pg_catalog.get_byte(pg_catalog.uuid_send(sign_up_id), 15) % s.shards else '' end, 'UTF8')),
-           array(select row(l.kind, l.name, l.max_sign_ups, b.window_ms, round(b.window_ms * s.shards / l.max_sign_ups::numeric))::private.sign_up_limit
-                   from private.sign_up_limits l
-                  cross join lateral (select (extract(epoch from l.window_length) * 1000)::bigint as window_ms) b
-                  where l.per = s.name
-                  order by l.kind, l.window_length),
-           null
-      from private.clients_of(client) n join private.sign_up_scopes s on s.name = n.scope
+  for scope in
+    select b.scope, b.ipv4_prefix, b.ipv6_prefix, b.shards, b.limits, c.secret
+      from private.sign_up_buckets b, private.client_key_secret c
+     where cardinality(b.limits) > 0
   loop
-    if cardinality(source.limits) = 0 then continue; end if;
-    if source.scope = 'address' then address := source; else network := source; end if;
+    source := row(scope.scope,
+                  pg_catalog.sha256(private.client_named(scope.secret, scope.scope,
+                                                         private.client_in_scope(client, scope.ipv4_prefix, scope.ipv6_prefix))
+                                    || convert_to(case when scope.shards > 1
+                                                    then '#' || pg_catalog.get_byte(pg_catalog.uuid_send(sign_up_id), 15) % scope.shards
+                                                    else '' end, 'UTF8')),
+                  scope.limits, null);
+    if scope.scope = 'address' then address := source; else network := source; end if;
   end loop;
 end;
 $$;
@@ -324,7 +366,7 @@ $$;
 -- and the bucket its cells were made for, its cells row after row (row r, column c at
 -- r * width + c + 1), and, while it is a limit, its place in the charge's order. A ceiling that is
 -- removed keeps its cells, unused, until it is added again; its place is null. All kept by
--- private.make_failure_cells.
+-- private.apply_sign_up_limits.
 create table private.failure_sketches (
   name text primary key,
   sketch_rows integer not null,
@@ -383,19 +425,20 @@ begin
 end;
 $$;
 
--- Makes each ceiling's cells as private.wanted_failure_sketches says, in one transaction: of a
--- resized sketch, a cell whose name still fits is kept, the surplus dropped and the missing made;
--- the kept are emptied if the width changed (their columns now hold other clients), and take the
--- new cost if it changed. A migration that changes a ceiling or a scope's sketch calls it (as
--- this file does at its end): a transaction that changes them and does not is refused at its
--- commit (private.check_failure_sketches). No request ever makes a cell.
+-- Makes what the rules read of the limits and scopes follow them, in one transaction: each scope's
+-- buckets (private.sign_up_buckets, rewritten whole), and each ceiling's cells as
+-- private.wanted_failure_sketches says: of a resized sketch, a cell whose name still fits is kept,
+-- the surplus dropped and the missing made; the kept are emptied if the width changed (their
+-- columns now hold other clients), and take the new cost if it changed. A migration that changes
+-- a limit or a scope calls it (as this file does at its end): a transaction that changes them and
+-- does not is refused at its commit (private.check_limits_applied). No request ever makes a cell.
 --
 -- Each cell made, dropped or altered holds a lock until the transaction ends, in the server's
 -- shared lock table, which PostgreSQL sizes by its connections: on a 20-connection server 4,000
 -- sequences made, dropped or set pass on PostgreSQL 15 and 17, 4,500 fail on 15 and 5,000 on 17
 -- ("out of shared memory"). So a change of more than 3,000 cells is refused, leaving room for the
 -- requests that run meanwhile: make it in steps, a migration each.
-create procedure private.make_failure_cells()
+create procedure private.apply_sign_up_limits()
 language plpgsql set search_path = '' as $$
 declare
   most_at_once constant integer := 3000;
@@ -459,34 +502,42 @@ begin
       = (excluded.sketch_rows, excluded.sketch_width, excluded.bucket, excluded.cells, excluded.per, excluded.charge_order);
   drop table pg_temp.changed_sketches;
   analyze private.failure_sketches;
+  -- Every scope's buckets.
+  delete from private.sign_up_buckets;
+  insert into private.sign_up_buckets select * from private.wanted_sign_up_buckets();
+  analyze private.sign_up_buckets;
 end;
 $$;
-call private.make_failure_cells();
+call private.apply_sign_up_limits();
 
--- Refuses, at its commit, a transaction that changed the limits or the scopes and left the
--- failures' sketches as they were: it names the one call that makes them follow.
-create function private.check_failure_sketches()
+-- Refuses, at its commit, a transaction that changed the limits or the scopes and left what the
+-- rules read of them (the scopes' buckets, the failures' sketches) as it was: it names the one call
+-- that makes them follow.
+create function private.check_limits_applied()
 returns trigger language plpgsql set search_path = '' as $$
 begin
   if exists (select w.name, w.per, w.sketch_rows, w.sketch_width, w.bucket, w.charge_order from private.wanted_failure_sketches() w
              except
              select f.name, f.per, f.sketch_rows, f.sketch_width, f.bucket, f.charge_order from private.failure_sketches f)
      or exists (select from private.failure_sketches f
-                 where f.charge_order is not null and f.name not in (select w.name from private.wanted_failure_sketches() w)) then
-    raise exception 'This change of private.sign_up_limits or private.sign_up_scopes leaves the ceilings'' failure sketches as they were: run "call private.make_failure_cells();" after it, in the same transaction (the same migration)';
+                 where f.charge_order is not null and f.name not in (select w.name from private.wanted_failure_sketches() w))
+     or exists ((select * from private.wanted_sign_up_buckets() except select * from private.sign_up_buckets)
+                union all
+                (select * from private.sign_up_buckets except select * from private.wanted_sign_up_buckets())) then
+    raise exception 'This change of private.sign_up_limits or private.sign_up_scopes leaves what the rules read of them as it was: run "call private.apply_sign_up_limits();" after it, in the same transaction (the same migration)';
   end if;
   return null;
 end;
 $$;
 
-create constraint trigger failure_sketches_follow_limits
+create constraint trigger sign_up_limits_applied
   after insert or update or delete on private.sign_up_limits
   deferrable initially deferred
-  for each row execute function private.check_failure_sketches();
-create constraint trigger failure_sketches_follow_scopes
+  for each row execute function private.check_limits_applied();
+create constraint trigger sign_up_scopes_applied
   after update on private.sign_up_scopes
   deferrable initially deferred
-  for each row execute function private.check_failure_sketches();
+  for each row execute function private.check_limits_applied();
 
 -- Charges a failure of the request's client to its ceilings, before the rules raise it: each
 -- ceiling in order (failure_sketches), the address's first, then the network's, each the hour's
@@ -686,17 +737,17 @@ create trigger early_access_after_insert
 
 -- Nobody but the owner reaches the rules: not the API roles, and not PUBLIC, which may execute
 -- every new function by default.
-revoke all on table private.client_key_secret, private.sign_up_sources, private.failure_sketches
+revoke all on table private.client_key_secret, private.sign_up_buckets, private.sign_up_sources, private.failure_sketches
   from public, anon, authenticated, service_role;
 revoke all on type private.sign_up_limit, private.sign_up_source from public, anon, authenticated, service_role;
 revoke all on function private.sign_up_clock(), private.bucket_past(bigint, bigint, private.sign_up_limit),
-  private.client_address(), private.client_in_scope(text, integer, integer), private.clients_of(text),
-  private.sources_of(text, uuid), private.refuse(private.sign_up_limit, bigint),
+  private.client_address(), private.client_in_scope(text, integer, integer), private.client_named(bytea, text, text),
+  private.clients_of(text), private.wanted_sign_up_buckets(), private.sources_of(text, uuid), private.refuse(private.sign_up_limit, bigint),
   private.with_sign_up(private.sign_up_source, bigint), private.within_ceilings(private.sign_up_source, bigint),
   private.paces_past(private.sign_up_source, bigint), private.read_source(private.sign_up_source),
   private.count_sign_up(private.sign_up_source, bigint), private.forget_empty_sources(bytea, integer, bigint),
   private.failure_cell(text, integer, integer), private.sketch_columns(bytea, integer, integer),
-  private.wanted_failure_sketches(), private.check_failure_sketches(), private.charge_failure(text),
+  private.wanted_failure_sketches(), private.check_limits_applied(), private.charge_failure(text),
   private.before_sign_up(), private.after_sign_up()
   from public, anon, authenticated, service_role;
-revoke all on procedure private.make_failure_cells() from public, anon, authenticated, service_role;
+revoke all on procedure private.apply_sign_up_limits() from public, anon, authenticated, service_role;

@@ -268,7 +268,7 @@ describe("resizing the sketches on a live project of 20 connections", () => {
       owner.exec(
         "update private.sign_up_limits set max_sign_ups = 5 where kind = 'ceiling' and name = 'per address per hour'",
       ),
-    ).rejects.toThrow(/call private\.make_failure_cells\(\)/);
+    ).rejects.toThrow(/call private\.apply_sign_up_limits\(\)/);
     const { rows } = await owner.query<{ max: number }>(
       "select max_sign_ups as max from private.sign_up_limits where kind = 'ceiling' and name = 'per address per hour'",
     );

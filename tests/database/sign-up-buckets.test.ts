@@ -7,7 +7,7 @@
 // sign-up-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openClockedDatabase, signUpOverSqlAt, uniqueEmail, type TestDatabase } from "../support/database.ts";
-import { limitIn, limitsOf, SMALL_NETWORK_LIMITS, type Limits } from "./small-limits.ts";
+import { FOLLOW, limitIn, limitsOf, SMALL_NETWORK_LIMITS, type Limits } from "./small-limits.ts";
 
 // There, a network counts in one shard, so that its counts are exact (the shards are tested with
 // real requests in sign-up-limits.test.ts), and each test signs up from a network of its own.
@@ -17,7 +17,8 @@ let clockedLimits: Limits;
 const clockedLimit = (kind: "pace" | "ceiling", name: string) => limitIn(clockedLimits, kind, name);
 beforeAll(async () => {
   clocked = await openClockedDatabase(`${SMALL_NETWORK_LIMITS}
-    update private.sign_up_scopes set shards = 1 where name = 'network';`);
+    update private.sign_up_scopes set shards = 1 where name = 'network';
+    ${FOLLOW}`);
   clockedLimits = await limitsOf(clocked.owner);
 });
 afterAll(() => clocked?.database.close());

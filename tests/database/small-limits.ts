@@ -6,9 +6,9 @@ import type { Database } from "../../tools/local-supabase/database/database.ts";
 
 /**
  * What a change of the limits or the scopes runs in its transaction, as a migration does: the
- * failures' sketches made to follow it (a commit without it is refused).
+ * scopes' buckets and the failures' sketches made to follow it (a commit without it is refused).
  */
-export const FOLLOW = "call private.make_failure_cells();";
+export const FOLLOW = "call private.apply_sign_up_limits();";
 
 /**
  * An address's limits at about a hundredth of the schema's, in the same order (each ceiling above

@@ -2,4 +2,4 @@
 -- browser tests, most backend tests): no limits, so nothing is marked or refused. The
 -- limits' own tests hold small ones (tests/database/small-limits.ts), and check the migrations'.
 delete from private.sign_up_limits;
-call private.make_failure_cells();
+call private.apply_sign_up_limits();
