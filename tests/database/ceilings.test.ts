@@ -263,15 +263,30 @@ describe("resizing the sketches on a live project of 20 connections", () => {
     expect(await cells()).toBe(before);
   }, 120_000);
 
-  it("a change of the limits that leaves the sketches as they were is refused at its commit, naming the call", async () => {
-    await expect(
-      owner.exec(
-        "update private.sign_up_limits set max_sign_ups = 5 where kind = 'ceiling' and name = 'per address per hour'",
-      ),
-    ).rejects.toThrow(/call private\.apply_sign_up_limits\(\)/);
-    const { rows } = await owner.query<{ max: number }>(
-      "select max_sign_ups as max from private.sign_up_limits where kind = 'ceiling' and name = 'per address per hour'",
-    );
-    expect(rows[0]!.max).toBe(1_000);
-  });
+  it.each([
+    [
+      "a ceiling",
+      "update private.sign_up_limits set max_sign_ups = 5 where kind = 'ceiling' and name = 'per address per hour'",
+    ],
+    [
+      "a pace",
+      "update private.sign_up_limits set max_sign_ups = 5 where kind = 'pace' and name = 'per address per minute'",
+    ],
+    ["a scope's shards", "update private.sign_up_scopes set shards = 4 where name = 'network'"],
+  ])(
+    "a change of %s that leaves what the rules read as it was is refused at its commit, naming the call",
+    async (_, change) => {
+      const limits =
+        "select (select json_agg(l order by l.kind, l.name) from private.sign_up_limits l)::text || (select json_agg(s order by s.name) from private.sign_up_scopes s)::text as held";
+      const before = (await owner.query<{ held: string }>(limits)).rows[0]!.held;
+      await expect(owner.exec(change)).rejects.toThrow(/call private\.apply_sign_up_limits\(\)/);
+      expect((await owner.query<{ held: string }>(limits)).rows[0]!.held).toBe(before);
+      // With the call, the same change holds, and what the rules read follows it.
+      await owner.exec(`${change}; call private.apply_sign_up_limits();`);
+      const { rows } = await owner.query<{ stale: boolean }>(
+        `select exists (select * from private.wanted_sign_up_buckets() except select * from private.sign_up_buckets) as stale`,
+      );
+      expect(rows[0]!.stale).toBe(false);
+    },
+  );
 });
