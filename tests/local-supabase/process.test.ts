@@ -200,15 +200,24 @@ describe("a data folder", () => {
     const dataDir = join(root, "all-killed");
     const first = await startBackendProcess(dataDir);
     const acknowledged: string[] = [];
+    // Sends until the kill ends it, and says what ended it.
     const sending = (async () => {
       for (let index = 0; ; index++) {
         const email = uniqueEmail(`crash${index}`);
-        const response = await signUpOverHttp(first, email).catch(() => null);
-        if (response?.status !== 201) return;
+        const response = await signUpOverHttp(first, email).catch((error: unknown) => error);
+        if (!(response instanceof Response) || response.status !== 201) {
+          return response instanceof Response
+            ? `${response.status} ${await response.text()}`
+            : String(response);
+        }
         acknowledged.push(email);
       }
     })();
-    while (acknowledged.length < 30) await new Promise((resume) => setTimeout(resume, 10));
+    let ended: string | undefined;
+    void sending.then((why) => (ended = why));
+    while (acknowledged.length < 30 && ended === undefined)
+      await new Promise((resume) => setTimeout(resume, 10));
+    expect(ended, `sign-ups stopped before the kill, after ${acknowledged.length}`).toBeUndefined();
     const server = serverOf(dataDir)!;
     await Promise.all([killGroup(server), killGroup(first.child.pid!)]);
     await sending;
