@@ -48,7 +48,6 @@
 //
 // Prints the figures with their targets, per major, and writes them to bench/results/flood.json;
 // never fails on them.
-import { setTimeout as sleep } from "node:timers/promises";
 import { POSTGRES_MAJORS, SUPERUSER, type PostgresMajor } from "../tools/local-supabase/database/cluster.ts";
 import type { Database } from "../tools/local-supabase/database/database.ts";
 import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";
@@ -71,6 +70,7 @@ import {
   verdict,
   withoutRules,
   writeResults,
+  writtenOut,
   type BenchCluster,
 } from "./support.ts";
 
@@ -178,8 +178,7 @@ async function visitorsBesideAFlood(cluster: BenchCluster, database: string): Pr
   const superuser = cluster.pool(SUPERUSER, database, 1);
   const settle = async () => {
     await superuser.exec("vacuum analyze");
-    await superuser.exec("checkpoint");
-    await sleep(2_000);
+    await writtenOut(superuser);
   };
   await warm(visitors, DURING.connections, randomAddress);
   await settle();

@@ -33,6 +33,7 @@ import {
   verdict,
   withoutRules,
   writeResults,
+  writtenOut,
 } from "./support.ts";
 
 const { values: options } = parseArgs({
@@ -128,15 +129,10 @@ try {
     samples.withRules.push(await run(withRules.handle, SIGN_UPS));
   }
 
-  // What is written is on disk and the machine quiet, as after any idle spell (a server checkpoints
-  // every 5 minutes): the first sign-ups after it do not wait on writes that came before.
+  // Each run below starts with everything written out, as after any idle spell (writtenOut). First
+  // the same sign-ups with no backlog: what the machine gives them anyway.
   const superuser = cluster.pool(SUPERUSER, "with_rules", 1);
-  const settle = async () => {
-    await superuser.exec("checkpoint");
-    await new Promise((resume) => setTimeout(resume, 2_000));
-  };
-  // The same sign-ups with no backlog, settled alike: what the machine gives them anyway.
-  await settle();
+  await writtenOut(superuser);
   const beforeIdle = await run(withRules.handle, AFTER_IDLE);
 
   // A long idle spell: a day of sources, all expired, behind statistics from an empty table.
@@ -153,7 +149,7 @@ try {
         )
       ).rows[0]!.scans,
     );
-  await settle();
+  await writtenOut(superuser);
   const scansBefore = await scans();
   const afterIdle = await run(withRules.handle, AFTER_IDLE);
   // The server publishes its counters within a second.

@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   DEFAULT_MAJOR,
   startCluster,
@@ -116,6 +117,16 @@ export async function startLocalSupabaseProcess(
       await exited;
     },
   };
+}
+
+/**
+ * Waits until what the server was given to write is on disk and the machine is quiet, as after any
+ * idle spell (a server checkpoints every 5 minutes): a checkpoint, on `superuser`'s connection, and
+ * a pause, so that what is measured next does not wait on writes that came before it.
+ */
+export async function writtenOut(superuser: Database): Promise<void> {
+  await superuser.exec("checkpoint");
+  await sleep(2_000);
 }
 
 /** A PostgreSQL server of a bench's own, and what it closes. */
