@@ -430,14 +430,14 @@ $$;
 -- private.wanted_failure_sketches says: of a resized sketch, a cell whose name still fits is kept,
 -- the surplus dropped and the missing made; the kept are emptied if the width changed (their
 -- columns now hold other clients), and take the new cost if it changed. A migration that changes
--- a limit or a scope calls it (as this file does at its end): a transaction that changes them and
+-- a limit or a scope calls it (as this file does right below): a transaction that changes them and
 -- does not is refused at its commit (private.check_limits_applied). No request ever makes a cell.
 --
 -- Each cell made, dropped or altered holds a lock until the transaction ends, in the server's
--- shared lock table, which PostgreSQL sizes by its connections: on a 20-connection server 4,000
--- sequences made, dropped or set pass on PostgreSQL 15 and 17, 4,500 fail on 15 and 5,000 on 17
--- ("out of shared memory"). So a change of more than 3,000 cells is refused, leaving room for the
--- requests that run meanwhile: make it in steps, a migration each.
+-- shared lock table, which PostgreSQL sizes by its connections: a 20-connection server's holds
+-- about 4,000, and past them the transaction fails ("out of shared memory"). So a change of more
+-- than 3,000 cells is refused, leaving room for the requests that run meanwhile: make it in steps,
+-- a migration each (tests/database/ceilings.test.ts makes the largest on such a server).
 create procedure private.apply_sign_up_limits()
 language plpgsql set search_path = '' as $$
 declare
