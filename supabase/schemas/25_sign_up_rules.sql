@@ -50,6 +50,14 @@
 -- transaction-local settings, which nothing a client sends can set: `early_access.admitted_sign_up`
 -- (the row the request may add and read back, 10_early_access.sql's policies) and
 -- `early_access.failure` (a failure charged, and whether it is a duplicate held back).
+--
+-- Plans last a connection's life (PL/pgSQL keeps them, PostgREST keeps its connections), and one
+-- made while the list or the sources were nearly empty scans them whole, at every sign-up, as they
+-- grow. So each statement that reads them runs in a function of its own with `enable_seqscan`
+-- off, which looks them up by key and runs nothing else (private.listed, private.stored,
+-- private.read_source, private.count_sign_up, private.forget_empty_sources, and
+-- private.record_mark, whose mark is checked against the list): a statement with no index to take
+-- instead would be estimated past the cost at which PostgreSQL compiles it (JIT).
 
 -- The key of the clients' hashes: random, made once per database, never leaves it.
 create table private.client_key_secret (only_row boolean primary key default true check (only_row), secret bytea not null);
@@ -298,7 +306,7 @@ $$;
 -- The source as stored now, read without a lock: what a refusal is decided on, before any row is
 -- written or any lock waited for.
 create function private.read_source(source private.sign_up_source)
-returns private.sign_up_source language plpgsql stable set search_path = '' as $$
+returns private.sign_up_source language plpgsql stable set search_path = '' set enable_seqscan = off as $$
 begin
   if source.source_key is not null then
     source.empty_at := (select s.empty_at from private.sign_up_sources s where s.source_key = source.source_key);
@@ -313,7 +321,7 @@ $$;
 -- whether it added the source (its first).
 create function private.count_sign_up(source private.sign_up_source, at bigint, out counted private.sign_up_source,
                                       out added boolean)
-language plpgsql volatile set search_path = '' set plan_cache_mode = force_generic_plan as $$
+language plpgsql volatile set search_path = '' set plan_cache_mode = force_generic_plan set enable_seqscan = off as $$
 begin
   if source is null then return; end if;
   loop
@@ -335,9 +343,9 @@ $$;
 
 -- Forgets the sources that follow `after` in key order, at most `batch`, whose buckets are all
 -- empty at `at` (such a state says no more than none): rows picked at random, as keys are hashes,
--- and locked only if no other request holds them. One plan for all: no statistics make it a scan.
+-- and locked only if no other request holds them. One plan for all, and never a scan.
 create function private.forget_empty_sources(after bytea, batch integer, at bigint)
-returns void language plpgsql volatile set search_path = '' set plan_cache_mode = force_generic_plan as $$
+returns void language plpgsql volatile set search_path = '' set plan_cache_mode = force_generic_plan set enable_seqscan = off as $$
 begin
   delete from private.sign_up_sources
    where source_key = any (array(
@@ -607,6 +615,21 @@ $$;
 
 -- The triggers ----------------------------------------------------------------------------------
 
+-- Whether the list holds an address (step 3), and a sign-up (step 6: stored, not skipped).
+create function private.listed(email text)
+returns boolean language plpgsql stable set search_path = '' set enable_seqscan = off as $$
+begin
+  return exists (select from public.early_access e where e.email = listed.email);
+end;
+$$;
+
+create function private.stored(sign_up_id uuid)
+returns boolean language plpgsql stable set search_path = '' set enable_seqscan = off as $$
+begin
+  return exists (select from public.early_access e where e.id = sign_up_id);
+end;
+$$;
+
 -- Before each row a request writes (an insert, or the owner's update): normalised and checked for
 -- everyone; for the public key's roles, steps 1 to 4 above. What it decided, it says in the two
 -- settings: the row admitted (its id), and a failure charged (`charged`, or `duplicate` for one
@@ -651,7 +674,7 @@ begin
   -- as the constraint would once the statement's rows are all seen (step 5). An upsert that
   -- ignores duplicates goes on: with `on_conflict=email` it is skipped, with no row; without,
   -- PostgREST's conflict is on the id, and the email's constraint fails it.
-  if new.email is null or exists (select from public.early_access e where e.email = new.email) then
+  if new.email is null or private.listed(new.email) then
     perform private.charge_failure(client);
     if new.email is not null
        and coalesce(current_setting('request.headers', true)::json ->> 'prefer', '') !~ 'resolution=ignore-duplicates' then
@@ -701,8 +724,7 @@ begin
       schema = 'public', table = 'early_access', constraint = 'early_access_email_key';
   end if;
   -- 6. A sign-up stored: not a failure that went on, nor an upsert skipped.
-  if current_setting('early_access.failure', true) <> ''
-     or not exists (select from public.early_access e where e.id = sign_up_id) then
+  if current_setting('early_access.failure', true) <> '' or not private.stored(sign_up_id) then
     return null;
   end if;
   at := private.sign_up_clock();
@@ -746,6 +768,7 @@ revoke all on function private.sign_up_clock(), private.bucket_past(bigint, bigi
   private.with_sign_up(private.sign_up_source, bigint), private.within_ceilings(private.sign_up_source, bigint),
   private.paces_past(private.sign_up_source, bigint), private.read_source(private.sign_up_source),
   private.count_sign_up(private.sign_up_source, bigint), private.forget_empty_sources(bytea, integer, bigint),
+  private.listed(text), private.stored(uuid),
   private.failure_cell(text, integer, integer), private.sketch_columns(bytea, integer, integer),
   private.wanted_failure_sketches(), private.check_limits_applied(), private.charge_failure(text),
   private.before_sign_up(), private.after_sign_up()

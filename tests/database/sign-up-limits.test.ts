@@ -759,4 +759,59 @@ describe("the sources' states", () => {
     expect(Number(after!.rows) - Number(before!.rows), "rows read by scanning the table").toBe(0);
     expect(scans).toBe(0);
   });
+
+  it("nor is the list, by a connection that made its plans while both were empty, as they grow", async () => {
+    // A connection keeps its plans for its life, as PostgREST keeps its connections. Its own
+    // database: paces of one, so that a sign-up is marked (the mark's key is checked against the
+    // list), and every sign-up that adds a source forgets (its own statement).
+    const { database, owner: itsOwner } = await openTestDatabase({
+      seed: `update private.sign_up_limits set max_sign_ups = 1 where kind = 'pace';
+             update private.sign_up_counting set forget_one_in = 1; ${FOLLOW}`,
+      poolSize: 1,
+    });
+    const tables = ["public.early_access", "private.sign_up_sources"];
+    try {
+      // The list and the sources empty and their statistics saying so, as after the owner cleared
+      // the list before the launch; autovacuum kept away, so that nothing makes the plans again.
+      for (const table of tables)
+        await itsOwner.exec(`alter table ${table} set (autovacuum_enabled = false)`);
+      await itsOwner.exec(`vacuum ${tables.join(", ")}`);
+      // Every way a stored sign-up goes, often enough that each plan is the one kept: a known
+      // address (marked), and new ones (each adds its sources and forgets).
+      for (let index = 0; index < 6; index++) {
+        await signUpOverSql(database, { "cf-connecting-ip": "198.51.102.1" });
+        await signUpOverSql(database, { "cf-connecting-ip": `198.51.103.${index + 1}` });
+      }
+      // Then a launch's first hours behind the plans' back.
+      await itsOwner.exec(`
+        insert into private.sign_up_sources (source_key, empty_at)
+        select sha256(('grown' || n)::bytea), '{}' from generate_series(1, 20000) n;
+        insert into public.early_access (email) select 'grown-' || n || '@example.com' from generate_series(1, 5000) n`);
+      const rowsScanned = async (tx: Queryable) =>
+        (
+          await tx.query<{ table: string; rows: string }>(
+            `select schemaname || '.' || relname as table, seq_tup_read as rows from pg_catalog.pg_stat_xact_user_tables
+              where schemaname || '.' || relname = any ($1) order by 1`,
+            [tables],
+          )
+        ).rows.map(({ table, rows }) => [table, Number(rows)] as const);
+      for (const client of ["198.51.102.1", "198.51.103.100"]) {
+        const [before, after] = await database.transaction(async (tx) => {
+          const counted = await rowsScanned(tx);
+          await signUpOverSqlIn(tx, { "cf-connecting-ip": client });
+          await tx.query("reset role");
+          return [counted, await rowsScanned(tx)];
+        });
+        const read = Object.fromEntries(
+          after!.map(([table, rows], index) => [table, rows - before![index]![1]]),
+        );
+        expect(read, `rows a sign-up from ${client} read by scanning`).toEqual({
+          "private.sign_up_sources": 0,
+          "public.early_access": 0,
+        });
+      }
+    } finally {
+      await database.close();
+    }
+  });
 });
