@@ -760,7 +760,7 @@ describe("the sources' states", () => {
     expect(scans).toBe(0);
   });
 
-  it("nor is the list, by a connection that made its plans while both were empty, as they grow", async () => {
+  it("are never scanned whole, nor is the list, by a connection that made its plans while both were empty", async () => {
     // A connection keeps its plans for its life, as PostgREST keeps its connections. Its own
     // database: paces of one, so that a sign-up is marked (the mark's key is checked against the
     // list), and every sign-up that adds a source forgets (its own statement).
