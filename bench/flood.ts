@@ -29,9 +29,10 @@
 // 4. Probes about a listed address, 3,000 of each kind from an address of its own: duplicates,
 //    bodies of two rows (the listed address first, then second), upserts that ignore duplicates,
 //    casts in `select` that fail after the insert (of new addresses, and of the listed one):
-//    where the first 429 comes (at the address's hourly ceiling, give or take a tenth: sooner
-//    where strangers' counts, the earlier probes' among them, share every one of its cells), and
-//    how much the tables grow per 1,000 probes (rows rolled back count until vacuumed). Then,
+//    where the first 429 comes (at the address's hourly ceiling, give or take a tenth: each
+//    address is one whose failures' cells no earlier probe's share, so that each kind meets its
+//    own count alone; what sharing costs a stranger is step 6's), and how much the tables grow
+//    per 1,000 probes (rows rolled back count until vacuumed). Then,
 //    counted from nothing, duplicates from 250 addresses of one /24, where the network's ceiling
 //    should refuse them.
 // 5. A mixed burst from one address and from strangers, at once over 50 connections: upserts
@@ -93,6 +94,22 @@ const FLOODING_ADDRESSES = 48;
 /** How much lower every ceiling is for the strangers' scene. */
 const SCENE_SCALE = 50;
 const STRANGERS = 1_000;
+
+/**
+ * The failures' cells a client counts in: in each of its scopes, its column in every row of the
+ * sketch (the same in each of the scope's ceilings), as `scope row column`.
+ */
+async function failureCellsOf(owner: Database, client: string): Promise<string[]> {
+  const { rows } = await owner.query<{ cells: string[] }>(
+    `select array_agg(distinct concat_ws(' ', n.scope, c.r, c.col)) as cells
+       from private.clients_of($1) n
+       join private.failure_sketches f on f.per = n.scope and f.charge_order is not null
+      cross join lateral unnest(private.sketch_columns(pg_catalog.sha256(n.named), f.sketch_rows, f.sketch_width))
+                 with ordinality as c(col, r)`,
+    [client],
+  );
+  return rows[0]!.cells;
+}
 
 /**
  * Each kind of probe about a listed address, as the request a script sends, and whether the rules
@@ -305,8 +322,18 @@ async function flood(major: PostgresMajor) {
     const listed = newEmail();
     await owner.query("insert into public.early_access (email) values ($1)", [listed]);
     const probes: string[][] = [];
-    for (const [index, [kind, counted, probe]] of PROBES.entries()) {
-      const from = `198.18.${10 + index}.1`;
+    const cellsTaken = new Set<string>();
+    let network = 10;
+    for (const [kind, counted, probe] of PROBES) {
+      let from: string;
+      let cells: string[];
+      do {
+        if (network === 40)
+          throw new Error("No /24 of 198.18.10.0 to 198.18.39.0 left with cells of its own");
+        from = `198.18.${network++}.1`;
+        cells = await failureCellsOf(owner, from);
+      } while (cells.some((cell) => cellsTaken.has(cell)));
+      for (const cell of cells) cellsTaken.add(cell);
       const grownFrom = (await privateBytes(owner)) + (await bytesOf(owner, "public"));
       const statuses: number[] = [];
       for (let sent = 0; sent < PROBES_OF_EACH_KIND; sent += 50) {
