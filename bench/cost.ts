@@ -12,9 +12,10 @@
 //     own connection reads, so the bench signs up on one as PostgREST does: the request's
 //     settings, the role anon, the gate, the insert) after sign-ups from N clients, against the
 //     same inserts into a plain table of the same columns with no rule, trigger or policy;
-//   - CPU: that connection's server process's CPU time (/proc) per sign-up, each way;
-//   - sequences: how many a stored sign-up touches (a relation lock on each, read before commit),
-//     and how many a refused duplicate does (the failures' sketch, which a rollback cannot reach).
+//   - CPU: that connection's server process's CPU time (/proc) per sign-up, each way, the two
+//     taking turns every 100 sign-ups, so that the machine's drift weighs on both alike;
+//   - sequences: how many a stored sign-up touches (a relation lock on each, read before commit):
+//     only failures are charged to the failures' sketch of sequences.
 //
 // Prints the figures with their targets and writes them to bench/results/cost.json. It never
 // fails on them.
@@ -84,47 +85,73 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** How many sign-ups each way signs in its turn: the two take turns, so that the machine's drift weighs on both alike. */
+const TURN = 100;
+
 /**
- * Signs CLIENTS visitors up on one superuser's connection as PostgREST does, each in its own
- * transaction, then reads what the connection keeps and what its process spent.
+ * One superuser's connection that signs visitors up as PostgREST does, each in its own
+ * transaction: it counts its server process's CPU time and the most sequences a sign-up touched,
+ * and reads what the connection keeps.
  */
-async function signUps(bench: BenchCluster, database: string, withGate: boolean) {
+async function signer(bench: BenchCluster, database: string, withGate: boolean) {
   const session = new pg.Client(bench.url(SUPERUSER, database));
   await session.connect();
+  const pid = (await session.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]!.pid;
+  let cpu = 0;
+  let signedUp = 0;
+  let sequences = 0;
+  /** A visitor's sign-up; before its commit, how many sequences it touched. */
+  const signUp = async (index: number) => {
+    const client = `${11 + (index % 200)}.${(index >> 8) & 255}.${index & 255}.${1 + (index % 250)}`;
+    await session.query("begin");
+    await session.query({
+      name: "settings",
+      text: SETTINGS,
+      values: [JSON.stringify({ "cf-connecting-ip": client })],
+    });
+    if (withGate) await session.query({ name: "gate", text: GATE });
+    const email = JSON.stringify([{ email: `cost-${index}@example.com` }]);
+    await session.query({ name: "insert", text: INSERT, values: [email] });
+    const { rows } = await session.query<{ n: number }>(SEQUENCES_TOUCHED);
+    await session.query("commit");
+    return rows[0]!.n;
+  };
+  return {
+    /** Signs up the visitors `from` to `to` (excluded). */
+    async signUp(from: number, to: number) {
+      const started = cpuSeconds(pid);
+      for (let index = from; index < to; index++) sequences = Math.max(sequences, await signUp(index));
+      cpu += cpuSeconds(pid) - started;
+      signedUp += to - from;
+    },
+    async figures() {
+      const { rows } = await session.query<{ total: string; cache: string }>(
+        `select sum(total_bytes) as total, sum(total_bytes) filter (where name = 'CacheMemoryContext') as cache
+           from pg_catalog.pg_backend_memory_contexts`,
+      );
+      return {
+        memoryMb: Number(rows[0]!.total) / MB,
+        cacheMemoryContextMb: Number(rows[0]!.cache) / MB,
+        cpuPerSignUpMs: (cpu * 1000) / signedUp,
+        sequencesTouched: sequences,
+      };
+    },
+    end: () => session.end(),
+  };
+}
+
+/** CLIENTS sign-ups each way, taking turns, and what each connection keeps and spent. */
+async function signUps(bench: BenchCluster) {
+  const withRules = await signer(bench, "with_rules", true);
+  const plain = await signer(bench, "plain", false);
   try {
-    const pid = (await session.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]!.pid;
-    /** A visitor's sign-up; before its commit, how many sequences it touched. */
-    const signUp = async (index: number) => {
-      const client = `${11 + (index % 200)}.${(index >> 8) & 255}.${index & 255}.${1 + (index % 250)}`;
-      await session.query("begin");
-      await session.query({
-        name: "settings",
-        text: SETTINGS,
-        values: [JSON.stringify({ "cf-connecting-ip": client })],
-      });
-      if (withGate) await session.query({ name: "gate", text: GATE });
-      const email = JSON.stringify([{ email: `cost-${index}@example.com` }]);
-      await session.query({ name: "insert", text: INSERT, values: [email] });
-      const { rows } = await session.query<{ n: number }>(SEQUENCES_TOUCHED);
-      await session.query("commit");
-      return rows[0]!.n;
-    };
-    const started = cpuSeconds(pid);
-    let sequences = 0;
-    for (let index = 0; index < CLIENTS; index++) sequences = Math.max(sequences, await signUp(index));
-    const cpu = cpuSeconds(pid) - started;
-    const { rows } = await session.query<{ total: string; cache: string }>(
-      `select sum(total_bytes) as total, sum(total_bytes) filter (where name = 'CacheMemoryContext') as cache
-         from pg_catalog.pg_backend_memory_contexts`,
-    );
-    return {
-      memoryMb: Number(rows[0]!.total) / MB,
-      cacheMemoryContextMb: Number(rows[0]!.cache) / MB,
-      cpuPerSignUpMs: (cpu * 1000) / CLIENTS,
-      sequencesTouched: sequences,
-    };
+    for (let from = 0; from < CLIENTS; from += TURN) {
+      const ways = (from / TURN) % 2 === 0 ? [withRules, plain] : [plain, withRules];
+      for (const way of ways) await way.signUp(from, Math.min(from + TURN, CLIENTS));
+    }
+    return { rules: await withRules.figures(), plain: await plain.figures() };
   } finally {
-    await session.end();
+    await Promise.all([withRules.end(), plain.end()]);
   }
 }
 
@@ -154,8 +181,7 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
     const [emptyRewritten, migratedRewritten] = await Promise.all(
       ["empty_rewritten", "rewritten"].map((database) => size(bench, database)),
     );
-    const rules = await signUps(bench, "with_rules", true);
-    const plain = await signUps(bench, "plain", false);
+    const { rules, plain } = await signUps(bench);
     const figures = {
       addedByMigrationsMb: (migrated - empty) / MB,
       addedBySchemasAloneMb: (fromSchemas - empty) / MB,
