@@ -84,6 +84,16 @@ async function pushedVersions(): Promise<string[]> {
   return rows.map(({ version }) => version);
 }
 
+/** The file of each catalog a VACUUM FULL among our migrations rewrites, by name. */
+async function catalogFiles(): Promise<Record<string, string>> {
+  const { rows } = await owner.query<{ catalog: string; file: string }>(
+    `select c as catalog, pg_catalog.pg_relation_filenode(c)::text as file
+       from unnest(array['pg_catalog.pg_attribute', 'pg_catalog.pg_class', 'pg_catalog.pg_depend',
+                         'pg_catalog.pg_sequence', 'pg_catalog.pg_proc']::regclass[]) c`,
+  );
+  return Object.fromEntries(rows.map(({ catalog, file }) => [catalog, file]));
+}
+
 /** PostgREST's settings among authenticator's, for every database of the server. */
 async function preRequestSettings(): Promise<string[]> {
   const { rows } = await owner.query<{ setting: string }>(
@@ -125,9 +135,16 @@ describe(`supabase db push (CLI ${pinned}), on PostgreSQL ${major}`, () => {
 
   it("applies them, in order, and records them", async () => {
     expect(await preRequestSettings(), "a new server sets none").toEqual([]);
+    const filesBefore = await catalogFiles();
     const { status, output } = supabase("db", "push", remote, "--yes");
     expect(status, output).toBe(0);
     expect(await pushedVersions()).toEqual(ours.map((file) => file.slice(0, 14)));
+    // The migration that is one VACUUM FULL ran, as the owner, rather than being skipped with a
+    // warning: each catalog it names was rewritten into a new file.
+    const filesAfter = await catalogFiles();
+    for (const [catalog, file] of Object.entries(filesBefore)) {
+      expect(filesAfter[catalog], catalog).not.toBe(file);
+    }
   });
 
   it("sets PostgREST's pre-request function, as `postgres` may on a hosted project", async () => {

@@ -1,12 +1,19 @@
 // Applies supabase/migrations/<version>_<name>.sql in version order, each exactly once, and
 // records it where the Supabase CLI does: supabase_migrations.schema_migrations.
 import { readdirSync, readFileSync } from "node:fs";
-import type { Database } from "./database.ts";
+import type { Database, Queryable } from "./database.ts";
 
 const MIGRATIONS_DIR = new URL("../../../supabase/migrations/", import.meta.url);
 
 /** The CLI's file name pattern; other files in the folder are not migrations. */
 const MIGRATION_FILE = /^(\d+)_(.+)\.sql$/;
+
+/**
+ * A migration that is one VACUUM, its comments aside. VACUUM cannot run inside a transaction: the
+ * CLI sends a migration's statements as one batch, and PostgreSQL commits a VACUUM that comes
+ * first in it on its own. So such a migration runs here alone, then is recorded.
+ */
+const VACUUM_ALONE = /^(\s*--[^\n]*\n)*\s*vacuum\b[^;]*;\s*$/i;
 
 const HISTORY_TABLE_SQL = `
   create schema if not exists supabase_migrations;
@@ -44,13 +51,20 @@ export async function applyMigrations(db: Database, before?: string): Promise<Mi
     });
   for (const { file, version, name } of pending) {
     const sql = readFileSync(new URL(file, MIGRATIONS_DIR), "utf8");
-    // A failing migration leaves neither its changes nor its record behind.
-    await db.transaction(async (tx) => {
-      await tx.exec(sql);
-      await tx.query("insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)", [
+    const record = (on: Queryable) =>
+      on.query("insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)", [
         version,
         name,
       ]);
+    if (VACUUM_ALONE.test(sql)) {
+      await db.exec(sql);
+      await record(db);
+      continue;
+    }
+    // A failing migration leaves neither its changes nor its record behind.
+    await db.transaction(async (tx) => {
+      await tx.exec(sql);
+      await record(tx);
     });
   }
   return { applied: pending.map(({ file }) => file), created: applied.size === 0 && pending.length > 0 };

@@ -1,0 +1,11 @@
+-- Gives back the disk that the catalog rows of dropped objects hold: the 2,432 cells of the
+-- failures' first sketch (20261128161629), which 20261206071454 dropped, left about 8 MB of dead
+-- rows in these catalogs, on a live project and on every new one that replays the history.
+-- Only VACUUM FULL returns them, and only the database's owner may run it on the catalogs
+-- (`postgres`, on Supabase; anyone else's is skipped with a warning). A catalog another session
+-- holds is skipped too (skip_locked), rather than waited for while requests queue behind it;
+-- each one is rewritten in a moment.
+--
+-- VACUUM cannot run inside a transaction: the Supabase CLI commits it on its own as the first
+-- statement of a migration, so it is this migration's only statement.
+vacuum (full, skip_locked) pg_catalog.pg_attribute, pg_catalog.pg_class, pg_catalog.pg_depend, pg_catalog.pg_sequence, pg_catalog.pg_proc;
