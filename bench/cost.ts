@@ -5,9 +5,6 @@
 //   - disk: the database's size (pg_database_size) set up as a project with no migration, then
 //     with every migration applied, and built from supabase/schemas alone (what the migrations'
 //     history leaves behind beyond what the schema declares: catalog rows of dropped objects);
-//     then the first two again after VACUUM FULL, which rewrites the catalogs without those rows
-//     (only a superuser may, and never inside a migration's transaction): what the rules would
-//     add without their history;
 //   - memory: what one API connection keeps (pg_backend_memory_contexts, which only a superuser's
 //     own connection reads, so the bench signs up on one as PostgREST does: the request's
 //     settings, the role anon, the gate, the insert) after sign-ups from N clients, against the
@@ -158,7 +155,7 @@ async function signUps(bench: BenchCluster) {
 const results: Record<string, object> = {};
 const rows: string[][] = [];
 for (const major of POSTGRES_MAJORS.toSorted()) {
-  const bench = await startBenchCluster(["with_rules", "rewritten"], major);
+  const bench = await startBenchCluster(["with_rules"], major);
   try {
     await project(bench, "plain", (owner) => owner.query(PLAIN_TABLE).then(() => undefined));
     await project(bench, "empty", async () => {});
@@ -173,19 +170,10 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
     const [empty, migrated, fromSchemas] = await Promise.all(
       ["empty", "with_rules", "from_schemas"].map((database) => size(bench, database)),
     );
-    // Twins of the empty and the migrated databases, rewritten: the sign-ups below run on the others.
-    await project(bench, "empty_rewritten", async () => {});
-    for (const database of ["empty_rewritten", "rewritten"]) {
-      await bench.pool(SUPERUSER, database, 1).exec("vacuum full");
-    }
-    const [emptyRewritten, migratedRewritten] = await Promise.all(
-      ["empty_rewritten", "rewritten"].map((database) => size(bench, database)),
-    );
     const { rules, plain } = await signUps(bench);
     const figures = {
       addedByMigrationsMb: (migrated - empty) / MB,
       addedBySchemasAloneMb: (fromSchemas - empty) / MB,
-      addedByMigrationsAfterVacuumFullMb: (migratedRewritten - emptyRewritten) / MB,
       rules,
       plain,
       memoryOverPlainMb: rules.memoryMb - plain.memoryMb,
@@ -200,12 +188,6 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
         verdict(figures.addedByMigrationsMb <= MAX_ADDED_MB, `≤ ${MAX_ADDED_MB} MB`),
       ],
       [`${major}: the schema files alone add`, mb(figures.addedBySchemasAloneMb), "", ""],
-      [
-        `${major}: the migrations, their history reclaimed (VACUUM FULL)`,
-        mb(figures.addedByMigrationsAfterVacuumFullMb),
-        "",
-        "",
-      ],
       [
         `${major}: an API connection's memory after ${CLIENTS.toLocaleString("en")} clients`,
         mb(rules.memoryMb),
