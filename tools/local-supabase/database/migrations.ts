@@ -9,11 +9,11 @@ const MIGRATIONS_DIR = new URL("../../../supabase/migrations/", import.meta.url)
 const MIGRATION_FILE = /^(\d+)_(.+)\.sql$/;
 
 /**
- * A migration that is one VACUUM, its comments aside. VACUUM cannot run inside a transaction: the
- * CLI sends a migration's statements as one batch, and PostgreSQL commits a VACUUM that comes
- * first in it on its own. So such a migration runs here alone, then is recorded.
+ * Whether a migration runs alone, outside a transaction: one that is one VACUUM, its comments
+ * aside. VACUUM cannot run inside a transaction: the CLI sends a migration's statements as one
+ * batch, and PostgreSQL commits a VACUUM that comes first in it on its own.
  */
-const VACUUM_ALONE = /^(\s*--[^\n]*\n)*\s*vacuum\b[^;]*;\s*$/i;
+export const runsAlone = (sql: string): boolean => /^(\s*--[^\n]*\n)*\s*vacuum\b[^;]*;\s*$/i.test(sql);
 
 const HISTORY_TABLE_SQL = `
   create schema if not exists supabase_migrations;
@@ -56,7 +56,7 @@ export async function applyMigrations(db: Database, before?: string): Promise<Mi
         version,
         name,
       ]);
-    if (VACUUM_ALONE.test(sql)) {
+    if (runsAlone(sql)) {
       await db.exec(sql);
       await record(db);
       continue;
