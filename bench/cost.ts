@@ -82,7 +82,10 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** How many sign-ups each way signs in its turn: the two take turns, so that the machine's drift weighs on both alike. */
+/**
+ * How many sign-ups each way signs in its turn: the two take turns, so that the machine's drift
+ * weighs on both alike.
+ */
 const TURN = 100;
 
 /**
