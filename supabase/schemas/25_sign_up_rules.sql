@@ -69,6 +69,20 @@ analyze private.client_key_secret;
 -- what one sign-up adds in one shard of its scope).
 create type private.sign_up_limit as (kind text, name text, max_sign_ups integer, window_ms bigint, cost_ms bigint);
 
+-- A limit of 20_sign_up_limits.sql as the steps read it, in a scope of `shards` shards: its window
+-- in milliseconds, and what one sign-up adds to its shard's bucket (the window over max_sign_ups,
+-- times the shards, rounded to the millisecond), so that each shard holds its share of the limit.
+-- The one place a limit becomes a bucket: the sign-ups' (private.sign_up_buckets) and the
+-- failures' (private.failure_sketches, one shard).
+create function private.bucket_of(l private.sign_up_limits, shards integer)
+returns private.sign_up_limit language plpgsql immutable set search_path = '' as $$
+declare
+  window_ms bigint := (extract(epoch from l.window_length) * 1000)::bigint;
+begin
+  return row(l.kind, l.name, l.max_sign_ups, window_ms, round(window_ms * shards / l.max_sign_ups::numeric))::private.sign_up_limit;
+end;
+$$;
+
 -- One source of a sign-up, as the steps pass it on: its scope, its key (a keyed hash of the
 -- client in the scope, and of its shard for a scope of several), its scope's limits, and their
 -- buckets (`kind name` → the instant each is empty again; null for a source never seen). A state
@@ -181,11 +195,8 @@ language plpgsql stable set search_path = '' as $$
 begin
   return query
     select s.name, s.ipv4_prefix, s.ipv6_prefix, s.shards,
-           array(select row(l.kind, l.name, l.max_sign_ups, b.window_ms, round(b.window_ms * s.shards / l.max_sign_ups::numeric))::private.sign_up_limit
-                   from private.sign_up_limits l
-                  cross join lateral (select (extract(epoch from l.window_length) * 1000)::bigint as window_ms) b
-                  where l.per = s.name
-                  order by l.kind, l.window_length)
+           array(select private.bucket_of(l, s.shards) from private.sign_up_limits l
+                  where l.per = s.name order by l.kind, l.window_length)
       from private.sign_up_scopes s;
 end;
 $$;
@@ -414,7 +425,7 @@ end;
 $$;
 
 -- Each ceiling's failures' sketch as the limits and scopes want it: its scope, the scope's sketch,
--- the ceiling's bucket (what one failure costs, rounded to the millisecond: a cell's increment),
+-- the ceiling's bucket in one shard (what one failure costs: a cell's increment),
 -- and its place in the charge's order, the address's ceilings first, then the network's, each
 -- the shortest window first (private.charge_failure says why).
 create function private.wanted_failure_sketches()
@@ -423,12 +434,10 @@ returns table (name text, per text, sketch_rows integer, sketch_width integer, b
 language plpgsql stable set search_path = '' as $$
 begin
   return query
-    select l.name, l.per, s.sketch_rows, s.sketch_width,
-           row(l.kind, l.name, l.max_sign_ups, b.window_ms, round(b.window_ms / l.max_sign_ups::numeric))::private.sign_up_limit,
+    select l.name, l.per, s.sketch_rows, s.sketch_width, private.bucket_of(l, 1),
            (row_number() over (order by l.per = 'network', l.window_length, l.name))::integer
       from private.sign_up_limits l
       join private.sign_up_scopes s on s.name = l.per
-     cross join lateral (select (extract(epoch from l.window_length) * 1000)::bigint as window_ms) b
      where l.kind = 'ceiling';
 end;
 $$;
@@ -764,7 +773,8 @@ revoke all on table private.client_key_secret, private.sign_up_buckets, private.
 revoke all on type private.sign_up_limit, private.sign_up_source from public, anon, authenticated, service_role;
 revoke all on function private.sign_up_clock(), private.bucket_past(bigint, bigint, private.sign_up_limit),
   private.client_address(), private.client_in_scope(text, integer, integer), private.client_named(bytea, text, text),
-  private.clients_of(text), private.wanted_sign_up_buckets(), private.sources_of(text, uuid), private.refuse(private.sign_up_limit, bigint),
+  private.clients_of(text), private.bucket_of(private.sign_up_limits, integer), private.wanted_sign_up_buckets(),
+  private.sources_of(text, uuid), private.refuse(private.sign_up_limit, bigint),
   private.with_sign_up(private.sign_up_source, bigint), private.within_ceilings(private.sign_up_source, bigint),
   private.paces_past(private.sign_up_source, bigint), private.read_source(private.sign_up_source),
   private.count_sign_up(private.sign_up_source, bigint), private.forget_empty_sources(bytea, integer, bigint),

@@ -1,5 +1,6 @@
-// The sign-up limits' buckets over time, through the real trigger at instants the test chooses:
-// what the buckets decide is a pure function of the stored state and the instant. Real sign-ups
+// What a limit becomes as a bucket (a table of cases), then the sign-up limits' buckets over time,
+// through the real trigger at instants the test chooses: what the buckets decide is a pure
+// function of the stored state and the instant. Real sign-ups
 // (each a transaction of its own, as anon with the edge's headers, as PostgREST runs them) in a
 // database of their own whose rules' clock, private.sign_up_clock(), reads the instant each
 // transaction sets; the one thing faked is the clock. Small limits (small-limits.ts), so each
@@ -60,6 +61,32 @@ function tally(answers: string[]): Array<[string, number]> {
 const at = (count: number, instant: number) => Array<number>(count).fill(instant);
 /** Seconds since 1970 of a launch morning. */
 const LAUNCH = Date.parse("2028-01-01T09:00:00Z") / 1000;
+
+describe("a limit as a bucket (private.bucket_of, the one place it is made)", () => {
+  it.each([
+    // window, max_sign_ups, shards: its window and what one sign-up adds, in milliseconds
+    ["1 minute", 10, 1, 60_000, 6_000],
+    ["1 hour", 1_000, 1, 3_600_000, 3_600],
+    // A shard holds its share: one sign-up there costs the shards' count of a share.
+    ["1 hour", 2_000, 16, 3_600_000, 28_800],
+    // Rounded to the millisecond, half up: 3,600,000 × 3 / 7 and 1,000 / 2,000.
+    ["1 hour", 7, 3, 3_600_000, 1_542_857],
+    ["1 second", 2_000, 1, 1_000, 1],
+    ["1 day", 3_000, 1, 86_400_000, 28_800],
+  ])(
+    "%s, %i sign-ups, %i shard(s): a window of %i ms, %i ms a sign-up",
+    async (window, max, shards, windowMs, costMs) => {
+      const { rows } = await clocked.owner.query<{ window_ms: string; cost_ms: string }>(
+        `select b.window_ms, b.cost_ms
+         from private.bucket_of(row('a limit', $1::interval, $2, 'address', 'pace')::private.sign_up_limits, $3) b`,
+        [window, max, shards],
+      );
+      expect(rows.map(({ window_ms, cost_ms }) => [Number(window_ms), Number(cost_ms)])).toEqual([
+        [windowMs, costMs],
+      ]);
+    },
+  );
+});
 
 describe("the buckets over time (a clock the test sets)", () => {
   it("a flood at one instant: the hour's ceiling stored, then refused until its bucket has room for one more", async () => {
