@@ -14,7 +14,7 @@
 //    window's p99 is its four slowest visitors, and a single stall of the machine moved it
 //    several-fold from one run to the next. Then the same on a database without the rules (as
 //    bench:rules makes it): the slowdown this machine gives any flood.
-//    First, on fresh databases: a pool another step left idle closes its connections after 10 s,
+//    First, on fresh databases: a pool another step left idle closes its connections after 30 s,
 //    and 50 backends ending at once stalled a quiet window's visitors.
 // 2. A flood of 3,000 at once from one address, 100 at a time, against the schema's ceiling of
 //    1,000 an hour: how many it stores (the ceiling, and at most a tenth over it plus its bucket's
@@ -183,8 +183,8 @@ interface BesideAFlood {
 /**
  * Visitors from random networks on `database`, on a pool of their own, alone, then during each of
  * the floods, each from a /24 no request came from before, then alone again. Each pool's
- * connections are opened and their plans made first, as a running API's are (`warm`): a pool
- * closes those idle for 10 s, and 50 backends starting at once stalled every request for seconds.
+ * connections are opened and their plans made first, as a running API's are (`warm`), and take
+ * turns from then on (pool.ts): 50 backends starting at once stalled every request for seconds.
  * Before each alone window and each flood after the first, what an earlier step left the server
  * to do (autovacuum's work, a checkpoint's writes) is done, so that alone is alone (without it,
  * one window's p99 was several times the other's) and each flood starts as the first did.
