@@ -11,6 +11,9 @@
 //     same inserts into a plain table of the same columns with no rule, trigger or policy;
 //   - CPU: that connection's server process's CPU time (/proc) per sign-up, each way, the two
 //     taking turns every 100 sign-ups, so that the machine's drift weighs on both alike;
+//   - a new connection: its server process's CPU for its first sign-up, when it plans every
+//     statement the sign-up runs (PostgREST opens one when a burst outgrows the connections it
+//     holds, and closes one unused for 30 s), the mean of 20 each way, taking turns;
 //   - sequences: how many a stored sign-up touches (a relation lock on each, read before commit):
 //     only failures are charged to the failures' sketch of sequences.
 //
@@ -140,6 +143,26 @@ async function signer(bench: BenchCluster, database: string, withGate: boolean) 
   };
 }
 
+/** How many new connections sign up once each way, for the mean of their first sign-ups. */
+const NEW_CONNECTIONS = 20;
+
+/** Each way, the mean CPU of a new connection's first sign-up (visitors after the CLIENTS). */
+async function firstSignUps(bench: BenchCluster) {
+  const ways = [
+    { database: "with_rules", withGate: true, cpuMs: 0 },
+    { database: "plain", withGate: false, cpuMs: 0 },
+  ];
+  for (let index = CLIENTS; index < CLIENTS + NEW_CONNECTIONS; index++) {
+    for (const way of ways) {
+      const connection = await signer(bench, way.database, way.withGate);
+      await connection.signUp(index, index + 1);
+      way.cpuMs += (await connection.figures()).cpuPerSignUpMs / NEW_CONNECTIONS;
+      await connection.end();
+    }
+  }
+  return { rules: ways[0]!.cpuMs, plain: ways[1]!.cpuMs };
+}
+
 /** CLIENTS sign-ups each way, taking turns, and what each connection keeps and spent. */
 async function signUps(bench: BenchCluster) {
   const withRules = await signer(bench, "with_rules", true);
@@ -174,12 +197,14 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
       ["empty", "with_rules", "from_schemas"].map((database) => size(bench, database)),
     );
     const { rules, plain } = await signUps(bench);
+    const firstSignUpCpuMs = await firstSignUps(bench);
     const figures = {
       addedByMigrationsMb: (migrated - empty) / MB,
       addedBySchemasAloneMb: (fromSchemas - empty) / MB,
       rules,
       plain,
       memoryOverPlainMb: rules.memoryMb - plain.memoryMb,
+      firstSignUpCpuMs,
     };
     results[`PostgreSQL ${major}`] = figures;
     const mb = (n: number) => `${n.toFixed(1)} MB`;
@@ -210,6 +235,12 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
         `${major}: its server process's CPU per sign-up`,
         `${rules.cpuPerSignUpMs.toFixed(2)} ms`,
         `${plain.cpuPerSignUpMs.toFixed(2)} ms`,
+        "",
+      ],
+      [
+        `${major}: a new connection's first sign-up, its CPU`,
+        `${firstSignUpCpuMs.rules.toFixed(1)} ms`,
+        `${firstSignUpCpuMs.plain.toFixed(1)} ms`,
         "",
       ],
       [
