@@ -114,6 +114,17 @@ describe("the endpoint's pool", () => {
     expect(new Set(served)).toEqual(new Set(kept));
   });
 
+  it("leaves no request waiting when its connections cannot be opened: each is told why", async () => {
+    const pool = connectPool({ url: testServerUrl("no_such_role", "postgres"), poolSize: 1 });
+    opened.push(pool);
+    // One opening at a time, the others waiting their turn: each turn fails, and each request with it.
+    const answers = await Promise.allSettled(Array.from({ length: 3 }, () => processOf(pool)));
+    expect(answers.map((answer) => answer.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(String((answers[2] as PromiseRejectedResult).reason)).toContain(
+      'role "no_such_role" does not exist',
+    );
+  });
+
   it("lets work in progress finish when it closes, then refuses more", async () => {
     const { pool, connections } = poolOf({ poolSize: 2 });
     let release = () => {};

@@ -34,20 +34,31 @@ export function connectPool({ url, poolSize = 10, maxIdleMs = 30_000 }: PoolOpti
   let closing: Promise<void> | undefined;
   let closed = () => {};
 
-  /** Closes a connection; once it is gone, its place goes to whoever waits. */
+  /** A place freed (a connection closed, or one that failed to open): it goes to whoever waits. */
+  function freed() {
+    open--;
+    if (closing) {
+      if (open === 0) closed();
+      return;
+    }
+    const next = waiting.shift();
+    if (next) connect().then(next.take, next.fail);
+  }
+
   function closeConnection(client: pg.Client) {
     void client
       .end()
       .catch(() => {})
-      .finally(() => {
-        open--;
-        if (closing) {
-          if (open === 0) closed();
-          return;
-        }
-        const next = waiting.shift();
-        if (next) connect().then(next.take, next.fail);
-      });
+      .finally(freed);
+  }
+
+  /** Takes a connection out of the line, if it is there; whether it was. */
+  function outOfLine(client: pg.Client): boolean {
+    const index = idle.findIndex((entry) => entry.client === client);
+    if (index === -1) return false;
+    clearTimeout(idle[index]!.timer);
+    idle.splice(index, 1);
+    return true;
   }
 
   async function connect(): Promise<pg.Client> {
@@ -56,17 +67,13 @@ export function connectPool({ url, poolSize = 10, maxIdleMs = 30_000 }: PoolOpti
     // A connection the server drops while it waits its turn leaves the pool (and must not bring
     // the process down); one dropped in use fails its query, and is closed when given back.
     client.on("error", () => {
-      const index = idle.findIndex((entry) => entry.client === client);
-      if (index === -1) return;
-      clearTimeout(idle[index]!.timer);
-      idle.splice(index, 1);
-      closeConnection(client);
+      if (outOfLine(client)) closeConnection(client);
     });
     try {
       await client.connect();
       return client;
     } catch (error) {
-      open--;
+      freed();
       throw error;
     }
   }
@@ -88,11 +95,7 @@ export function connectPool({ url, poolSize = 10, maxIdleMs = 30_000 }: PoolOpti
     const next = waiting.shift();
     if (next) return next.take(client);
     const timer = setTimeout(() => {
-      idle.splice(
-        idle.findIndex((entry) => entry.client === client),
-        1,
-      );
-      closeConnection(client);
+      if (outOfLine(client)) closeConnection(client);
     }, maxIdleMs);
     idle.push({ client, timer });
   }
