@@ -1,11 +1,10 @@
 // What a limit becomes as a bucket (a table of cases), then the sign-up limits' buckets over time,
 // through the real trigger at instants the test chooses: what the buckets decide is a pure
-// function of the stored state and the instant. Real sign-ups
-// (each a transaction of its own, as anon with the edge's headers, as PostgREST runs them) in a
-// database of their own whose rules' clock, private.sign_up_clock(), reads the instant each
-// transaction sets; the one thing faked is the clock. Small limits (small-limits.ts), so each
-// bucket fills within a few dozen sign-ups. The rest of the limits' promises, with real requests:
-// sign-up-limits.test.ts.
+// function of the stored state and the instant. Real sign-ups (each a transaction of its own, as
+// anon with the edge's headers, as PostgREST runs them) in a database of their own whose rules'
+// clock, private.sign_up_clock(), reads the instant each transaction sets; the one thing faked is
+// the clock. Small limits (small-limits.ts), so each bucket fills within a few dozen sign-ups. The
+// rest of the limits' promises, with real requests: sign-up-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openClockedDatabase, signUpOverSqlAt, uniqueEmail, type TestDatabase } from "../support/database.ts";
 import { FOLLOW, limitIn, limitsOf, SMALL_NETWORK_LIMITS, type Limits } from "./small-limits.ts";
