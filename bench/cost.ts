@@ -119,6 +119,8 @@ async function signer(bench: BenchCluster, database: string, withGate: boolean) 
     await session.query("commit");
     return rows[0]!.n;
   };
+  /** Its server process's CPU time per sign-up so far. */
+  const cpuPerSignUpMs = () => (cpu * 1000) / signedUp;
   return {
     /** Signs up the visitors `from` to `to` (excluded). */
     async signUp(from: number, to: number) {
@@ -127,6 +129,7 @@ async function signer(bench: BenchCluster, database: string, withGate: boolean) 
       cpu += cpuSeconds(pid) - started;
       signedUp += to - from;
     },
+    cpuPerSignUpMs,
     async figures() {
       const { rows } = await session.query<{ total: string; cache: string }>(
         `select sum(total_bytes) as total, sum(total_bytes) filter (where name = 'CacheMemoryContext') as cache
@@ -135,7 +138,7 @@ async function signer(bench: BenchCluster, database: string, withGate: boolean) 
       return {
         memoryMb: Number(rows[0]!.total) / MB,
         cacheMemoryContextMb: Number(rows[0]!.cache) / MB,
-        cpuPerSignUpMs: (cpu * 1000) / signedUp,
+        cpuPerSignUpMs: cpuPerSignUpMs(),
         sequencesTouched: sequences,
       };
     },
@@ -156,7 +159,7 @@ async function firstSignUps(bench: BenchCluster) {
     for (const way of ways) {
       const connection = await signer(bench, way.database, way.withGate);
       await connection.signUp(index, index + 1);
-      way.cpuMs += (await connection.figures()).cpuPerSignUpMs / NEW_CONNECTIONS;
+      way.cpuMs += connection.cpuPerSignUpMs() / NEW_CONNECTIONS;
       await connection.end();
     }
   }
