@@ -122,6 +122,15 @@ export default defineConfig({
       { test: { name: "docs", include: ["tests/docs/**/*.test.ts"], environment: "node" } },
       // What `npm ci` installs: every platform's native binaries are in the lock.
       { test: { name: "install", include: ["tests/install/**/*.test.ts"], environment: "node" } },
+      // `npm run deploy`: its steps, the hosts' real CLIs against stand-ins of their APIs, its checks.
+      {
+        test: {
+          name: "deploy",
+          include: ["tests/deploy/**/*.test.ts"],
+          ...postgres(17),
+          globalSetup: [...postgres(17).globalSetup, ...build.globalSetup],
+        },
+      },
       // GitHub's workflows: actionlint, and their steps run here (the watch against a local Supabase).
       { test: { name: "workflows", include: ["tests/workflows/**/*.test.ts"], ...postgres(17) } },
     ],
