@@ -62,7 +62,7 @@ export async function resolveSettings(
   const problems: string[] = [];
   const asked: Record<string, string> = {};
   for (const setting of wanted) {
-    let value = given[setting.name];
+    let value: string | undefined = given[setting.name];
     let refused = value === undefined ? null : (setting.refuse?.(value) ?? null);
     while (asker && (value === undefined || refused)) {
       if (refused) console.error(`  ${setting.name}: ${refused}`);
@@ -93,9 +93,25 @@ function keep(root: string, values: Record<string, string>): void {
   }
   const path = join(root, SETTINGS_FILE);
   const kept = existsSync(path) ? parseEnv(readFileSync(path, "utf8")) : {};
-  const lines = Object.entries({ ...kept, ...values }).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
-  writeFileSync(path, `# npm run deploy's settings (git-ignored; delete to be asked again)\n${lines.join("\n")}\n`, {
-    mode: 0o600,
-  });
+  const lines = Object.entries({ ...kept, ...values }).map(
+    ([name, value]) => `${name}=${JSON.stringify(value)}`,
+  );
+  writeFileSync(
+    path,
+    `# npm run deploy's settings (git-ignored; delete to be asked again)\n${lines.join("\n")}\n`,
+    {
+      mode: 0o600,
+    },
+  );
   chmodSync(path, 0o600);
+}
+
+/** A value as a .env file holds it whole: in the first of ', ", ` it does not contain (dotenv's quotes, read verbatim). */
+export function quoted(value: string): string {
+  const quote = ["'", '"', "`"].find((mark) => !value.includes(mark));
+  if (!quote || value.includes("\n"))
+    throw new SettingsError(
+      "A setting holds a line break or all three quotes: set it in the environment instead.",
+    );
+  return `${quote}${value}${quote}`;
 }
