@@ -62,7 +62,7 @@ export async function resolveSettings(
   const problems: string[] = [];
   const asked: Record<string, string> = {};
   for (const setting of wanted) {
-    let value = given[setting.name];
+    let value: string | undefined = given[setting.name];
     let refused = value === undefined ? null : (setting.refuse?.(value) ?? null);
     while (asker && (value === undefined || refused)) {
       if (refused) console.error(`  ${setting.name}: ${refused}`);

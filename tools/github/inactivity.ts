@@ -17,6 +17,7 @@
 import { appendFileSync } from "node:fs";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 import { reportFailure } from "./annotations.ts";
+import { apiUrl, githubCall, ok } from "./api.ts";
 
 /** From this many days without a commit, the daily run fails: GitHub's rule strikes at 60. */
 const FAILING_FROM_DAY = 50;
@@ -35,31 +36,9 @@ interface Standing {
 }
 
 async function standing(env: NodeJS.ProcessEnv, now: Date): Promise<Standing> {
-  const api = (env.GITHUB_API_URL || "https://api.github.com").replace(/\/$/, "");
   const repository = required(env, "GITHUB_REPOSITORY");
-  const token = required(env, "GITHUB_TOKEN");
-  const get = async (path: string) => {
-    const response = await fetch(`${api}/repos/${repository}${path}`, {
-      headers: {
-        accept: "application/vnd.github+json",
-        authorization: `Bearer ${token}`,
-        "x-github-api-version": "2022-11-28",
-        "user-agent": "future-awaits-inactivity",
-      },
-      signal: AbortSignal.timeout(30_000),
-    }).catch((error: Error) => {
-      throw new OwnerFailure(
-        `Cannot reach GitHub's API at ${api} (${String(error.cause ?? error.message)}).`,
-        "GitHub's API unreachable",
-      );
-    });
-    if (!response.ok)
-      throw new OwnerFailure(
-        `GitHub's API answered GET ${path || "/"} with ${response.status} (${(await response.text()).slice(0, 200)}).`,
-        "GitHub's API refused",
-      );
-    return (await response.json()) as unknown;
-  };
+  const call = githubCall(apiUrl(env), required(env, "GITHUB_TOKEN"));
+  const get = (path: string) => ok(call, "GET", `/repos/${repository}${path}`);
   const repo = (await get("")) as { private: boolean; default_branch: string };
   const branch = repo.default_branch;
   const latest = (await get(`/commits/${encodeURIComponent(branch)}`)) as {

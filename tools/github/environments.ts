@@ -1,0 +1,66 @@
+// GitHub's environments, through its REST API: made by `npm run deploy -- --github`
+// (tools/deploy/github.ts), each limited to the default branch, with a required reviewer where
+// asked and the plan allows one; and read back as GitHub holds them, by that command and by the
+// migrations' gate (review.ts), which pushes nothing unreviewed unless the owner chose it.
+import { ok, refused, type Call } from "../github/api.ts";
+
+export interface EnvironmentHeld {
+  name: string;
+  /** Logins of its required reviewers. */
+  reviewers: string[];
+  /** The branches its policies allow; null: any branch. */
+  branches: string[] | null;
+}
+
+/**
+ * Creates or updates `name`, limited to the branches of its policies, with `reviewer` when given:
+ * what the plan allowed (GitHub refuses what the plan lacks; its exact status is not documented).
+ */
+export async function createEnvironment(
+  call: Call,
+  base: string,
+  name: string,
+  reviewer: number | undefined,
+): Promise<"created" | "unreviewed" | "none"> {
+  const put = (reviewers: Array<{ type: "User"; id: number }>) =>
+    call("PUT", `${base}/environments/${name}`, {
+      ...(reviewers.length > 0 ? { reviewers } : {}),
+      deployment_branch_policy: { protected_branches: false, custom_branch_policies: true },
+    });
+  if (reviewer !== undefined && isOk(await put([{ type: "User", id: reviewer }]))) return "created";
+  const plain = await put([]);
+  if (isOk(plain)) return reviewer === undefined ? "created" : "unreviewed";
+  if (plain.status === 422 || plain.status === 403 || plain.status === 404) return "none";
+  throw refused("PUT", `${base}/environments/${name}`, plain);
+}
+
+/** Adds `branch` to the branches `name` allows, unless it is there. */
+export async function limitToBranch(call: Call, base: string, name: string, branch: string): Promise<void> {
+  const path = `${base}/environments/${name}/deployment-branch-policies`;
+  const { branch_policies } = await ok<{ branch_policies: Array<{ name: string }> }>(call, "GET", path);
+  if (!branch_policies.some((policy) => policy.name === branch))
+    await ok(call, "POST", path, { name: branch, type: "branch" });
+}
+
+const isOk = (answer: { status: number }) => answer.status >= 200 && answer.status < 300;
+
+/** An environment as GitHub holds it: its reviewers' logins and the branches allowed. */
+export async function readEnvironment(call: Call, base: string, name: string): Promise<EnvironmentHeld> {
+  const environment = await ok<{
+    protection_rules: Array<{ type: string; reviewers?: Array<{ reviewer: { login: string } }> }>;
+    deployment_branch_policy: { custom_branch_policies: boolean } | null;
+  }>(call, "GET", `${base}/environments/${name}`);
+  const reviewers = environment.protection_rules
+    .filter((rule) => rule.type === "required_reviewers")
+    .flatMap((rule) => rule.reviewers?.map(({ reviewer }) => reviewer.login) ?? []);
+  const branches = environment.deployment_branch_policy?.custom_branch_policies
+    ? (
+        await ok<{ branch_policies: Array<{ name: string }> }>(
+          call,
+          "GET",
+          `${base}/environments/${name}/deployment-branch-policies`,
+        )
+      ).branch_policies.map((policy) => policy.name)
+    : null;
+  return { name, reviewers, branches };
+}
