@@ -114,8 +114,18 @@ export async function startGitHubApi(repository: Repository): Promise<GitHubApi>
             : null,
         });
       }
+      const policies = match(new RegExp(`^${repo}/environments/([^/]+)/deployment-branch-policies$`));
+      if (policies) {
+        const found = environments[decodeURIComponent(policies[1]!)];
+        if (!found?.branches) return json(404, { message: "Not Found" });
+        if (method === "GET")
+          return json(200, {
+            total_count: found.branches.length,
+            branch_policies: found.branches.map((name, id) => ({ id, name, type: "branch" })),
+          });
+      }
       // Everything below changes the repository: the owner's token alone.
-      if (!owner) return json(owner === undefined && token ? 401 : 404, { message: "Bad credentials" });
+      if (!owner) return json(401, { message: "Bad credentials" });
       if (method === "PUT" && environment) {
         if (plan === "free")
           return json(422, { message: "Environments are not available for this private repository's plan." });
@@ -135,19 +145,11 @@ export async function startGitHubApi(repository: Repository): Promise<GitHubApi>
         };
         return json(200, { name });
       }
-      const policies = match(new RegExp(`^${repo}/environments/([^/]+)/deployment-branch-policies$`));
-      if (policies) {
+      if (policies && method === "POST") {
         const found = environments[decodeURIComponent(policies[1]!)];
         if (!found?.branches) return json(404, { message: "Not Found" });
-        if (method === "GET")
-          return json(200, {
-            total_count: found.branches.length,
-            branch_policies: found.branches.map((name, id) => ({ id, name, type: "branch" })),
-          });
-        if (method === "POST") {
-          found.branches.push(String(body.name));
-          return json(200, { name: body.name, type: "branch" });
-        }
+        found.branches.push(String(body.name));
+        return json(200, { name: body.name, type: "branch" });
       }
       const publicKey = match(
         new RegExp(`^${repo}(?:/environments/([^/]+))?/(?:actions/)?secrets/public-key$`),

@@ -187,7 +187,7 @@ export async function setUpGitHub({
           `"Managing environments for deployment"). Its branch rule holds: ${branch} only.`,
       );
     await limitToBranch(call, base, name, branch);
-    done.environments.push(await readEnvironment(call, base, name));
+    done.environments.push((await readEnvironment(call, base, name))!);
   }
   done.reviewed = (done.environments[0]?.reviewers.length ?? 0) > 0;
 

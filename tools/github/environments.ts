@@ -44,12 +44,20 @@ export async function limitToBranch(call: Call, base: string, name: string, bran
 
 const isOk = (answer: { status: number }) => answer.status >= 200 && answer.status < 300;
 
-/** An environment as GitHub holds it: its reviewers' logins and the branches allowed. */
-export async function readEnvironment(call: Call, base: string, name: string): Promise<EnvironmentHeld> {
-  const environment = await ok<{
+/** An environment as GitHub holds it: its reviewers' logins and the branches allowed; null when there is none. */
+export async function readEnvironment(
+  call: Call,
+  base: string,
+  name: string,
+): Promise<EnvironmentHeld | null> {
+  const path = `${base}/environments/${name}`;
+  const answer = await call<{
     protection_rules: Array<{ type: string; reviewers?: Array<{ reviewer: { login: string } }> }>;
     deployment_branch_policy: { custom_branch_policies: boolean } | null;
-  }>(call, "GET", `${base}/environments/${name}`);
+  }>("GET", path);
+  if (answer.status === 404) return null;
+  if (answer.status !== 200) throw refused("GET", path, answer);
+  const environment = answer.body;
   const reviewers = environment.protection_rules
     .filter((rule) => rule.type === "required_reviewers")
     .flatMap((rule) => rule.reviewers?.map(({ reviewer }) => reviewer.login) ?? []);
