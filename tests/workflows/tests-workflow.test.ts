@@ -42,6 +42,23 @@ describe("the tests' workflow", () => {
     expect(evaluate(workflow.jobs.test!.if!, { github: { repository: REPOSITORY, ...github } })).toBe(runs);
   });
 
+  it("tells a fork's pull request that it gets no secrets and needs none, not that anything is missing", async () => {
+    const fork = steps.find((step) => step.name === "A fork's pull request")!;
+    const context = { github: { event_name: "pull_request" } };
+    const run = await runSteps([fork], { baseEnv: withoutTestEnvironment(process.env), context });
+    expect(run.status, run.output).toBe(0);
+    const message =
+      "GitHub gives a pull request from a fork no secrets, and this one needs none: the tests run as they would " +
+      "here. The migrations are listed and pushed after the merge, on the default branch.";
+    expect(run.output).toBe(`::notice title=A fork's pull request::${message}\n`);
+    expect(run.summary).toBe(`## A fork's pull request\n\n${message}\n`);
+    const onPush = await runSteps([fork], {
+      baseEnv: withoutTestEnvironment(process.env),
+      context: { github: { event_name: "push" } },
+    });
+    expect(onPush.output).toBe("");
+  });
+
   it("runs the README's test command", () => {
     expect(readmeTestCommand).toBe("npm test");
     expect(steps.find((step) => step.name === "Test")?.run?.trim()).toBe(readmeTestCommand);
