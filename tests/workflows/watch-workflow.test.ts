@@ -346,63 +346,56 @@ describe("the watch's workflow", () => {
         "\nA private repository: GitHub does not stop its schedules for inactivity (the last commit on main is 200 days old).\n",
       );
     });
-  });
 
-  describe("the day after Enable workflow", () => {
-    /** A clone whose last commit on main is `days` old, as git makes it. */
-    function clone(days: number) {
-      const folder = mkdtempSync(join(root, "clone-"));
-      const date = daysAgo(days).toISOString();
-      const git = (...args: string[]) =>
-        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
-          cwd: folder,
-          env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
-        });
-      git("init", "--quiet", "--initial-branch=main");
-      git("commit", "--quiet", "--allow-empty", "-m", "the last commit");
-      return folder;
-    }
-    /** The last commit's date, as GitHub's API gives it for main. */
-    const lastCommit = (folder: string) =>
-      new Date(execFileSync("git", ["log", "-1", "--format=%cI"], { cwd: folder, encoding: "utf8" }).trim());
-    const check = (folder: string) =>
-      githubApi({ lastCommit: lastCommit(folder) }).then((github) =>
-        runSteps([settingsStep!, inactivityStep!], {
-          baseEnv: runner({ GITHUB_API_URL: github.url }),
-          context: {
-            secrets: Object.fromEntries(WATCH_SETTINGS.map((name) => [name, "set"])),
-            github: { token: "ghs_job_token" },
-          },
-        }),
-      );
+    describe("the day after Enable workflow", () => {
+      /** A clone whose last commit on main is `days` old, as git makes it. */
+      function clone(days: number) {
+        const folder = mkdtempSync(join(root, "clone-"));
+        const date = daysAgo(days).toISOString();
+        const git = (...args: string[]) =>
+          execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+            cwd: folder,
+            env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+          });
+        git("init", "--quiet", "--initial-branch=main");
+        git("commit", "--quiet", "--allow-empty", "-m", "the last commit");
+        return folder;
+      }
+      /** The last commit's date, as GitHub's API gives it for main. */
+      const lastCommit = (folder: string) =>
+        new Date(
+          execFileSync("git", ["log", "-1", "--format=%cI"], { cwd: folder, encoding: "utf8" }).trim(),
+        );
+      const check = (folder: string) => count({ lastCommit: lastCommit(folder) });
 
-    it("enabled alone (no commit since day 61): the run fails again, and its message gives the command that makes it green", async () => {
-      const folder = clone(61);
-      const run = await check(folder);
-      expect(run.status, run.output).toBe(1);
-      expect(run.output).toContain("enabling alone leaves this check failing");
-    });
-
-    it("with the commit the failure gives, made as it says (pushed, GitHub's API shows it): the next run is green", async () => {
-      const folder = clone(61);
-      const failed = await check(folder);
-      await api!.close();
-      // The failure's own command, less the push (the stand-in reads the clone's last commit instead).
-      const command = /`(git commit --allow-empty[^`]*?) && git push`/.exec(failed.output)![1]!;
-      execFileSync("bash", ["-c", command], {
-        cwd: folder,
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: "t",
-          GIT_AUTHOR_EMAIL: "t@example.com",
-          GIT_COMMITTER_NAME: "t",
-          GIT_COMMITTER_EMAIL: "t@example.com",
-        },
+      it("enabled alone (no commit since day 61): the run fails again, and its message gives the command that makes it green", async () => {
+        const folder = clone(61);
+        const run = await check(folder);
+        expect(run.status, run.output).toBe(1);
+        expect(run.output).toContain("enabling alone leaves this check failing");
       });
-      const run = await check(folder);
-      expect(run.status, run.output).toBe(0);
-      expect(run.output).not.toMatch(/::error/);
-      expect(run.summary).toContain(`on ${dateIn(60)} (in 60 days)`);
+
+      it("with the commit the failure gives, made as it says (pushed, GitHub's API shows it): the next run is green", async () => {
+        const folder = clone(61);
+        const failed = await check(folder);
+        await api!.close();
+        // The failure's own command, less the push (the stand-in reads the clone's last commit instead).
+        const command = /`(git commit --allow-empty[^`]*?) && git push`/.exec(failed.output)![1]!;
+        execFileSync("bash", ["-c", command], {
+          cwd: folder,
+          env: {
+            ...process.env,
+            GIT_AUTHOR_NAME: "t",
+            GIT_AUTHOR_EMAIL: "t@example.com",
+            GIT_COMMITTER_NAME: "t",
+            GIT_COMMITTER_EMAIL: "t@example.com",
+          },
+        });
+        const run = await check(folder);
+        expect(run.status, run.output).toBe(0);
+        expect(run.output).not.toMatch(/::error/);
+        expect(run.summary).toContain(`on ${dateIn(60)} (in 60 days)`);
+      });
     });
   });
 
