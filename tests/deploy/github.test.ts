@@ -148,7 +148,7 @@ describe("npm run deploy -- --github", () => {
     ]);
     expect(result.reviewed).toBe(false);
     expect(printed).toMatch(
-      /note: No required reviewer on production: a private repository has them only on GitHub Enterprise/,
+      /note: No required reviewer on production: GitHub refused one \(a private repository has them only on GitHub Enterprise/,
     );
   });
 

@@ -27,6 +27,7 @@
 import { spawnSync } from "node:child_process";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 import { apiUrl, githubCall, ok, refused, said } from "../github/api.ts";
+import { DEPLOY_COMMAND } from "../supabase-cli.ts";
 import {
   createEnvironment,
   limitToBranch,
@@ -183,7 +184,7 @@ export async function setUpGitHub({
     }
     if (environment === "unreviewed")
       done.notes.push(
-        `No required reviewer on ${name}: a private repository has them only on GitHub Enterprise (GitHub's docs, ` +
+        `No required reviewer on ${name}: GitHub refused one (a private repository has them only on GitHub Enterprise, GitHub's docs, ` +
           `"Managing environments for deployment"). Its branch rule holds: ${branch} only.`,
       );
     await limitToBranch(call, base, name, branch);
@@ -229,7 +230,7 @@ export async function setUpGitHub({
       given.ALLOW_UNREVIEWED_PUSH === "true"
         ? "Pushes run unreviewed, as ALLOW_UNREVIEWED_PUSH=true asks: a commit on the default branch applies its migrations once the tests pass."
         : "The migrations' job pushes nothing until a person can approve: set ALLOW_UNREVIEWED_PUSH=true and run this " +
-            "again to let it push unreviewed, or push them yourself (npm run supabase -- db push --remote).",
+            `again to let it push unreviewed, or push them yourself (${DEPLOY_COMMAND}).`,
     );
   if (done.visibility === "public" && given.PUBLISH_COUNTS !== "true")
     done.notes.push(
