@@ -2,7 +2,7 @@
 // (tools/deploy/github.ts), each limited to the default branch, with a required reviewer where
 // asked and the plan allows one; and read back as GitHub holds them, by that command and by the
 // migrations' gate (review.ts), which pushes nothing unreviewed unless the owner chose it.
-import { ok, refused, type Call } from "../github/api.ts";
+import { ok, refused, type Call } from "./api.ts";
 
 export interface EnvironmentHeld {
   name: string;
@@ -34,12 +34,22 @@ export async function createEnvironment(
   throw refused("PUT", `${base}/environments/${name}`, plain);
 }
 
+const policiesOf = (base: string, name: string) => `${base}/environments/${name}/deployment-branch-policies`;
+
+/** The branches `name`'s policies allow. */
+async function branchesOf(call: Call, base: string, name: string): Promise<string[]> {
+  const { branch_policies } = await ok<{ branch_policies: Array<{ name: string }> }>(
+    call,
+    "GET",
+    policiesOf(base, name),
+  );
+  return branch_policies.map((policy) => policy.name);
+}
+
 /** Adds `branch` to the branches `name` allows, unless it is there. */
 export async function limitToBranch(call: Call, base: string, name: string, branch: string): Promise<void> {
-  const path = `${base}/environments/${name}/deployment-branch-policies`;
-  const { branch_policies } = await ok<{ branch_policies: Array<{ name: string }> }>(call, "GET", path);
-  if (!branch_policies.some((policy) => policy.name === branch))
-    await ok(call, "POST", path, { name: branch, type: "branch" });
+  if (!(await branchesOf(call, base, name)).includes(branch))
+    await ok(call, "POST", policiesOf(base, name), { name: branch, type: "branch" });
 }
 
 const isOk = (answer: { status: number }) => answer.status >= 200 && answer.status < 300;
@@ -62,13 +72,7 @@ export async function readEnvironment(
     .filter((rule) => rule.type === "required_reviewers")
     .flatMap((rule) => rule.reviewers?.map(({ reviewer }) => reviewer.login) ?? []);
   const branches = environment.deployment_branch_policy?.custom_branch_policies
-    ? (
-        await ok<{ branch_policies: Array<{ name: string }> }>(
-          call,
-          "GET",
-          `${base}/environments/${name}/deployment-branch-policies`,
-        )
-      ).branch_policies.map((policy) => policy.name)
+    ? await branchesOf(call, base, name)
     : null;
   return { name, reviewers, branches };
 }

@@ -17,9 +17,9 @@ import { report, reportFailure, type Kind } from "./annotations.ts";
 import { apiUrl, githubCall } from "./api.ts";
 import { readEnvironment, type EnvironmentHeld } from "./environments.ts";
 
-export const ENVIRONMENT = "production";
+const ENVIRONMENT = "production";
 
-export interface Verdict {
+interface Verdict {
   push: "reviewed" | "unreviewed" | "";
   said: { kind: Kind; title: string; message: string };
 }
@@ -31,7 +31,7 @@ const BOTH_WAYS =
   "variable ALLOW_UNREVIEWED_PUSH to true (README: GitHub's jobs).";
 
 /** What the environment (null: none) and the settings make of a push. */
-export function verdict(
+function verdict(
   environment: EnvironmentHeld | null,
   { passwordInRepository, allowUnreviewed }: { passwordInRepository: boolean; allowUnreviewed: boolean },
 ): Verdict {
