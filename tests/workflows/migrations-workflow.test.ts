@@ -385,27 +385,34 @@ describe("the migrations' workflow", () => {
         expect(evaluate(pending!.if!, { needs: { gate: run.steps.review! } })).toBe(false);
       });
 
+      const UNREVIEWED_NOTICE = (start: string) =>
+        `::notice title=Push unreviewed::${start}, and ALLOW_UNREVIEWED_PUSH is true: the tested migrations are ` +
+        "pushed without anyone approving.\n";
       it.each([
-        ["an environment without a reviewer", { environments: UNREVIEWED }],
-        ["no environment (a free private repository)", { passwordInRepository: true }],
-      ])("%s, and ALLOW_UNREVIEWED_PUSH: green, pushing unreviewed, said in a notice", async (_, setting) => {
-        const run = await gates(EVENTS.tested, { ...setting, vars: { ALLOW_UNREVIEWED_PUSH: "true" } });
-        expect(run.status, run.output).toBe(0);
-        expect(run.output).toBe(
-          "::notice title=Push unreviewed::The `production` environment has no required reviewer, and " +
-            "ALLOW_UNREVIEWED_PUSH is true: the tested migrations are pushed without anyone approving.\n",
-        );
-        expect(run.steps.review!.outputs).toEqual({ push: "unreviewed" });
-      });
-
-      it("a copy not set up (no environment, no password): green, a notice saying what to run", async () => {
-        const run = await gates(EVENTS.tested);
-        expect(run.status, run.output).toBe(0);
-        expect(run.output).toBe(
+        [
+          "an environment without a reviewer, and ALLOW_UNREVIEWED_PUSH: pushing unreviewed",
+          { environments: UNREVIEWED, vars: { ALLOW_UNREVIEWED_PUSH: "true" } },
+          UNREVIEWED_NOTICE("The `production` environment has no required reviewer"),
+          "unreviewed",
+        ],
+        [
+          "no environment (a free private repository), and ALLOW_UNREVIEWED_PUSH: pushing unreviewed",
+          { passwordInRepository: true, vars: { ALLOW_UNREVIEWED_PUSH: "true" } },
+          UNREVIEWED_NOTICE("There is no `production` environment"),
+          "unreviewed",
+        ],
+        [
+          "a copy not set up (no environment, no password): nothing to push",
+          {},
           "::notice title=Migrations not set up::Run `npm run deploy -- --github` to turn it on: it makes the " +
             "`production` environment and puts SUPABASE_DB_PUSH_URL in it (README: GitHub's jobs).\n",
-        );
-        expect(run.steps.review!.outputs).toEqual({ push: "" });
+          "",
+        ],
+      ])("%s: green, said in a notice", async (_, setting, notice, push) => {
+        const run = await gates(EVENTS.tested, setting);
+        expect(run.status, run.output).toBe(0);
+        expect(run.output).toBe(notice);
+        expect(run.steps.review!.outputs).toEqual({ push });
       });
 
       it("a dispatch from another branch: fails, saying so, and asks nothing", async () => {

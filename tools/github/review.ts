@@ -30,6 +30,12 @@ const BOTH_WAYS =
   "anyone approving (the only way in a private repository on GitHub Free, Pro or Team), set the repository " +
   "variable ALLOW_UNREVIEWED_PUSH to true (README: GitHub's jobs).";
 
+/** What a push lacks: the environment, or its reviewer. */
+const lacking = (environment: EnvironmentHeld | null) =>
+  environment
+    ? `The \`${ENVIRONMENT}\` environment has no required reviewer`
+    : `There is no \`${ENVIRONMENT}\` environment`;
+
 /** What the environment (null: none) and the settings make of a push. */
 function verdict(
   environment: EnvironmentHeld | null,
@@ -61,7 +67,7 @@ function verdict(
       said: {
         kind: "notice",
         title: "Push unreviewed",
-        message: `The \`${ENVIRONMENT}\` environment has no required reviewer, and ALLOW_UNREVIEWED_PUSH is true: the tested migrations are pushed without anyone approving.`,
+        message: `${lacking(environment)}, and ALLOW_UNREVIEWED_PUSH is true: the tested migrations are pushed without anyone approving.`,
       },
     };
   return {
@@ -69,11 +75,7 @@ function verdict(
     said: {
       kind: "error",
       title: "Push without a reviewer",
-      message:
-        (environment
-          ? `The \`${ENVIRONMENT}\` environment has no required reviewer`
-          : `There is no \`${ENVIRONMENT}\` environment`) +
-        `, so a push would apply migrations that nobody approved: nothing pushed. ${BOTH_WAYS}`,
+      message: `${lacking(environment)}, so a push would apply migrations that nobody approved: nothing pushed. ${BOTH_WAYS}`,
     },
   };
 }
