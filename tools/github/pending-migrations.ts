@@ -6,11 +6,13 @@
 // `migrations` (space-separated; empty when none), and to the run's summary, which the reviewer
 // who approves the `production` environment reads before the push.
 //
-// Reads SUPABASE_DB_PUSH_URL (the database's connection string, with its password) and what a
-// runner sets: GITHUB_EVENT_NAME, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY. Runs before any install, on
-// Node alone: it imports nothing but node: and the tools' own files.
+// Reads SUPABASE_DB_PUSH_URL (the database's connection string, with its password: masked in all it
+// prints, mask.ts), PUSH (`reviewed` or `unreviewed`: the gate's answer, review.ts), and what a
+// runner sets: GITHUB_OUTPUT, GITHUB_STEP_SUMMARY. Runs before any
+// install, on Node alone: it imports nothing but node: and the tools' own files.
 import { appendFileSync, readdirSync } from "node:fs";
 import { reportFailure } from "./annotations.ts";
+import { masked, maskInLaterLines } from "./mask.ts";
 import { runSupabase } from "../supabase-cli.ts";
 
 const MIGRATIONS = "supabase/migrations";
@@ -23,13 +25,15 @@ function named(output: string, files: string[]): string[] {
 
 if (import.meta.main) {
   const url = process.env.SUPABASE_DB_PUSH_URL;
+  maskInLaterLines(url);
   const files = readdirSync(MIGRATIONS)
     .filter((file) => /^\d+_.+\.sql$/.test(file))
     .sort();
   const { status, stdout, stderr } = url
     ? runSupabase(["db", "push", `--remote=${url}`, "--dry-run"], { cwd: process.cwd() })
     : { status: 2, stdout: "", stderr: "SUPABASE_DB_PUSH_URL is not set." };
-  const output = `${stdout}${stderr}`;
+  // Masked before anything is printed: the CLI may name the database's password in an error.
+  const output = masked(`${stdout}${stderr}`, url);
   process.stdout.write(output);
   const pending = named(output, files);
   const summarize = (text: string) =>
@@ -45,14 +49,14 @@ if (import.meta.main) {
   }
   if (process.env.GITHUB_OUTPUT)
     appendFileSync(process.env.GITHUB_OUTPUT, `migrations=${pending.join(" ")}\n`);
-  const onPullRequest = process.env.GITHUB_EVENT_NAME === "pull_request";
   if (pending.length === 0) summarize("The project has every migration: nothing to push.\n");
   else
     summarize(
       `## ${pending.length === 1 ? "A migration" : `${pending.length} migrations`} the project lacks\n\n` +
         pending.map((file) => `- \`${file}\`\n`).join("") +
-        (onPullRequest
-          ? "\nOnce merged and tested on the default branch, the push applies them.\n"
-          : "\nThe push applies them, after an encrypted backup of the list, once approved in the `production` environment.\n"),
+        "\nThe push applies them, after an encrypted backup of the list, " +
+        (process.env.PUSH === "unreviewed"
+          ? "without review: the repository variable ALLOW_UNREVIEWED_PUSH says so.\n"
+          : "once approved in the `production` environment.\n"),
     );
 }
