@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 import { checkHosting, checkSite } from "../sign-ups/site.ts";
 import { parseHeadersFile } from "../static-host/headers-file.ts";
-import { checkPagePath, pendingMigrations, repositoryMigrations } from "./supabase.ts";
+import { pendingMigrations, repositoryMigrations } from "./migrations.ts";
+import { checkPagePath } from "./supabase.ts";
 
 export interface CheckTarget {
   siteUrl: string;

@@ -13,15 +13,11 @@ import { parseArgs } from "node:util";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 import { buildSite } from "./build.ts";
 import { checkLive, describeVerdict } from "./checks.ts";
+import { setUpGitHub } from "./github.ts";
 import { HOSTS, type Host } from "./hosts/index.ts";
 import { givenSettings, resolveSettings, type Asker, type Setting } from "./settings.ts";
-import {
-  checkPagePath,
-  fetchPublishableKey,
-  pendingMigrations,
-  pushMigrations,
-  refusePublishableKey,
-} from "./supabase.ts";
+import { pendingMigrations, pushMigrations } from "./migrations.ts";
+import { checkPagePath, fetchPublishableKey, refusePublishableKey } from "./supabase.ts";
 import { terminal } from "./terminal.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -71,11 +67,14 @@ const DB_PUSH_URL: Setting = {
 };
 
 /** The given settings, with what a Supabase access token and project ref fetch in place of asking. */
-function withFetchedKeys(given: Record<string, string>, env: NodeJS.ProcessEnv): Record<string, string> {
+async function withFetchedKeys(
+  given: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+): Promise<Record<string, string>> {
   const ref = given.SUPABASE_PROJECT_REF;
   if (!ref || !given.SUPABASE_ACCESS_TOKEN) return given;
   const settings: Record<string, string> = { PUBLIC_SUPABASE_URL: `https://${ref}.supabase.co`, ...given };
-  settings.PUBLIC_SUPABASE_PUBLISHABLE_KEY ??= fetchPublishableKey(ROOT, ref, {
+  settings.PUBLIC_SUPABASE_PUBLISHABLE_KEY ??= await fetchPublishableKey(ROOT, ref, {
     ...env,
     SUPABASE_ACCESS_TOKEN: given.SUPABASE_ACCESS_TOKEN,
   });
@@ -110,7 +109,7 @@ async function approved(
 
 async function deploy(host: Host | null, yes: boolean, asker: typeof terminal | undefined): Promise<void> {
   const env = process.env;
-  const given = withFetchedKeys(givenSettings(ROOT), env);
+  const given = await withFetchedKeys(givenSettings(ROOT), env);
   const wanted = [PROJECT_URL, PUBLISHABLE_KEY, DB_PUSH_URL, ...(host?.settings ?? [SITE])];
   const settings = await resolveSettings(wanted, given, { root: ROOT, asker });
   const siteUrl = given.SITE_URL ?? (host ? await host.address(settings, env) : settings.SITE_URL!);
@@ -194,7 +193,15 @@ if (import.meta.main) {
   const asker = process.stdin.isTTY && !values.yes ? terminal : undefined;
   const host = values.host === "none" ? null : HOSTS[values.host];
   try {
-    if (values.check) await check(asker);
+    if (values.github)
+      await setUpGitHub({
+        root: ROOT,
+        given: givenSettings(ROOT),
+        asker,
+        env: process.env,
+        out: (line) => process.stderr.write(`${line}\n`),
+      });
+    else if (values.check) await check(asker);
     else if (host === undefined)
       throw new OwnerFailure(
         `--host ${values.host}: not a host this command uploads to (${[...Object.keys(HOSTS), "none"].join(", ")}).`,

@@ -10,43 +10,30 @@
 // prints, mask.ts), PUSH (`reviewed` or `unreviewed`: the gate's answer, review.ts), and what a
 // runner sets: GITHUB_OUTPUT, GITHUB_STEP_SUMMARY. Runs before any
 // install, on Node alone: it imports nothing but node: and the tools' own files.
-import { appendFileSync, readdirSync } from "node:fs";
+import { appendFileSync } from "node:fs";
+import { OwnerFailure } from "../../config/owner-failure.ts";
+import { pendingMigrations } from "../deploy/migrations.ts";
 import { reportFailure } from "./annotations.ts";
-import { masked, maskInLaterLines } from "./mask.ts";
-import { runSupabase } from "../supabase-cli.ts";
-
-const MIGRATIONS = "supabase/migrations";
-
-/** The migrations a dry run's output names, in their order, from the files there are. */
-function named(output: string, files: string[]): string[] {
-  const words = new Set(output.split(/\s+/));
-  return files.filter((file) => words.has(file));
-}
+import { maskInLaterLines } from "./mask.ts";
 
 if (import.meta.main) {
   const url = process.env.SUPABASE_DB_PUSH_URL;
   maskInLaterLines(url);
-  const files = readdirSync(MIGRATIONS)
-    .filter((file) => /^\d+_.+\.sql$/.test(file))
-    .sort();
-  const { status, stdout, stderr } = url
-    ? runSupabase(["db", "push", `--remote=${url}`, "--dry-run"], { cwd: process.cwd() })
-    : { status: 2, stdout: "", stderr: "SUPABASE_DB_PUSH_URL is not set." };
-  // Masked before anything is printed: the CLI may name the database's password in an error.
-  const output = masked(`${stdout}${stderr}`, url);
-  process.stdout.write(output);
-  const pending = named(output, files);
-  const summarize = (text: string) =>
-    process.env.GITHUB_STEP_SUMMARY && appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
-  if (status !== 0 || (pending.length === 0 && !/\bup to date\b/i.test(output))) {
-    // The CLI's last lines say why (a refused password, an older migration than the project's newest…).
-    const why = output.trim().split("\n").slice(-3).join(" ");
+  let pending: string[];
+  try {
+    if (!url) throw new OwnerFailure("SUPABASE_DB_PUSH_URL is not set.", "Migrations unknown");
+    pending = pendingMigrations(process.cwd(), url, process.env);
+  } catch (error) {
+    if (!(error instanceof OwnerFailure)) throw error;
     reportFailure(
-      `The Supabase CLI's dry run could not tell which migrations the project lacks: ${why}`,
+      `The Supabase CLI's dry run could not tell which migrations the project lacks: ${error.message}`,
       "Migrations unknown",
     );
     process.exit(1);
   }
+  process.stdout.write(pending.length === 0 ? "Up to date.\n" : `${pending.join("\n")}\n`);
+  const summarize = (text: string) =>
+    process.env.GITHUB_STEP_SUMMARY && appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
   if (process.env.GITHUB_OUTPUT)
     appendFileSync(process.env.GITHUB_OUTPUT, `migrations=${pending.join(" ")}\n`);
   if (pending.length === 0) summarize("The project has every migration: nothing to push.\n");
