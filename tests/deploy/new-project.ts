@@ -33,8 +33,11 @@ export interface NewProject {
   owner: Database;
   /** The pinned CLI's environment: a home of its own, no telemetry. */
   cliEnv: NodeJS.ProcessEnv;
-  /** Starts the project's API (the local Supabase over the database), once its migrations are in. */
-  startApi(): Promise<LocalSupabase>;
+  /**
+   * Starts the project's API (the local Supabase over the database) on `port` (0: any free one).
+   * It reads the tables once, as it starts (its schema cache): start it once the migrations are in.
+   */
+  startApi(port?: number): Promise<LocalSupabase>;
   close(): Promise<void>;
 }
 
@@ -76,9 +79,9 @@ export async function newProject(major: PostgresMajor): Promise<NewProject> {
       SUPABASE_TELEMETRY_DISABLED: "1",
       DO_NOT_TRACK: "1",
     },
-    async startApi() {
+    async startApi(port = 0) {
       const api = connectPool({ url: server.url(LOGIN_ROLE, database), poolSize: 2 });
-      const backend = await startLocalSupabase({ database: api, port: 0, log: () => {} });
+      const backend = await startLocalSupabase({ database: api, port, log: () => {} });
       apis.push(backend);
       return backend;
     },

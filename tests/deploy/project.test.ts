@@ -22,12 +22,16 @@ beforeAll(async () => {
 afterAll(() => project?.close());
 
 describe(`the deploy's project step, on PostgreSQL ${major}`, () => {
-  it("lists every migration a new project lacks, applies them, then lists none", { timeout: 180_000 }, () => {
-    const { root, dbUrl, cliEnv } = project;
-    expect(pendingMigrations(root, dbUrl, cliEnv)).toEqual(repositoryMigrations(root));
-    pushMigrations(root, dbUrl, cliEnv);
-    expect(pendingMigrations(root, dbUrl, cliEnv)).toEqual([]);
-  });
+  it(
+    "lists every migration a new project lacks, applies them, then lists none",
+    { timeout: 180_000 },
+    async () => {
+      const { root, dbUrl, cliEnv } = project;
+      expect(await pendingMigrations(root, dbUrl, cliEnv)).toEqual(repositoryMigrations(root));
+      await pushMigrations(root, dbUrl, cliEnv);
+      expect(await pendingMigrations(root, dbUrl, cliEnv)).toEqual([]);
+    },
+  );
 
   it("finds the project one migration behind", { timeout: 60_000 }, async () => {
     const { root, dbUrl, cliEnv, owner } = project;
@@ -36,7 +40,7 @@ describe(`the deploy's project step, on PostgreSQL ${major}`, () => {
       last.slice(0, 14),
     ]);
     try {
-      expect(pendingMigrations(root, dbUrl, cliEnv)).toEqual([last]);
+      expect(await pendingMigrations(root, dbUrl, cliEnv)).toEqual([last]);
     } finally {
       await owner.query("insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)", [
         last.slice(0, 14),
@@ -48,14 +52,12 @@ describe(`the deploy's project step, on PostgreSQL ${major}`, () => {
   it(
     "refuses a wrong password, saying where to find the right one, never showing it",
     { timeout: 60_000 },
-    () => {
+    async () => {
       const { root, wrongPasswordUrl, cliEnv } = project;
-      let message = "";
-      try {
-        pendingMigrations(root, wrongPasswordUrl, cliEnv);
-      } catch (error) {
-        message = (error as Error).message;
-      }
+      const message = await pendingMigrations(root, wrongPasswordUrl, cliEnv).then(
+        () => "",
+        (error: Error) => error.message,
+      );
       expect(message).toMatch(/refused the password in SUPABASE_DB_PUSH_URL/);
       expect(message).not.toContain("not-the-password");
     },

@@ -41,11 +41,10 @@ export async function checkLive(root: string, target: CheckTarget, env: NodeJS.P
     }
   };
   const { siteUrl, supabaseUrl, publishableKey, dbUrl, ca } = target;
-  // First, alone: the CLI runs to its end, holding up this process's requests.
   if (dbUrl) {
     const count = repositoryMigrations(root).length;
-    await attempt(`the project has every migration of the repository (${count})`, () => {
-      const pending = pendingMigrations(root, dbUrl, env);
+    await attempt(`the project has every migration of the repository (${count})`, async () => {
+      const pending = await pendingMigrations(root, dbUrl, env);
       if (pending.length > 0)
         throw new OwnerFailure(
           `The project lacks ${pending.length} of the repository's migrations (${pending.join(", ")}): the page's ` +

@@ -118,7 +118,7 @@ async function deploy(host: Host | null, yes: boolean, asker: typeof terminal | 
   const dbUrl = settings.SUPABASE_DB_PUSH_URL!;
 
   await step(`The project at ${supabaseUrl}`, async () => {
-    const pending = pendingMigrations(ROOT, dbUrl, env);
+    const pending = await pendingMigrations(ROOT, dbUrl, env);
     process.stderr.write(
       pending.length === 0
         ? "  It has every migration of the repository.\n"
@@ -127,7 +127,7 @@ async function deploy(host: Host | null, yes: boolean, asker: typeof terminal | 
     if (pending.length > 0) {
       if (!(await approved(pending, yes, asker)))
         throw new OwnerFailure("Nothing applied, nothing uploaded.", "Migrations not approved");
-      pushMigrations(ROOT, dbUrl, env);
+      await pushMigrations(ROOT, dbUrl, env);
       process.stderr.write(`  Applied ${pending.length}.\n`);
     }
     await checkPagePath(supabaseUrl, publishableKey);

@@ -8,7 +8,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 import { masked } from "../github/mask.ts";
-import { runSupabase } from "../supabase-cli.ts";
+import { runPinned } from "../npx.ts";
+import { SUPABASE_CLI } from "../supabase-cli.ts";
 
 /** The repository's migrations, by file name, in order. */
 export function repositoryMigrations(root: string): string[] {
@@ -24,8 +25,11 @@ export function namedMigrations(output: string, files: string[]): string[] {
 }
 
 /** The CLI's run against the database, its output masked; a failure says what to do. */
-function cli(root: string, args: string[], dbUrl: string, env: NodeJS.ProcessEnv): string {
-  const { status, stdout, stderr } = runSupabase([...args, `--remote=${dbUrl}`], { cwd: root, env });
+async function cli(root: string, args: string[], dbUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { status, stdout, stderr } = await runPinned(SUPABASE_CLI, [...args, `--remote=${dbUrl}`], {
+    cwd: root,
+    env,
+  });
   const output = masked(`${stdout}${stderr}`, dbUrl);
   if (status === 0) return output;
   throw new OwnerFailure(databaseFailure(output), "Database refused");
@@ -49,8 +53,12 @@ export function databaseFailure(output: string): string {
 }
 
 /** The repository's migrations the project lacks, as the CLI's dry run lists them. */
-export function pendingMigrations(root: string, dbUrl: string, env: NodeJS.ProcessEnv): string[] {
-  const output = cli(root, ["db", "push", "--dry-run"], dbUrl, env);
+export async function pendingMigrations(
+  root: string,
+  dbUrl: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  const output = await cli(root, ["db", "push", "--dry-run"], dbUrl, env);
   const pending = namedMigrations(output, repositoryMigrations(root));
   if (pending.length === 0 && !/\bup to date\b/i.test(output))
     throw new OwnerFailure(
@@ -61,6 +69,6 @@ export function pendingMigrations(root: string, dbUrl: string, env: NodeJS.Proce
 }
 
 /** Applies every migration the project lacks. */
-export function pushMigrations(root: string, dbUrl: string, env: NodeJS.ProcessEnv): void {
-  cli(root, ["db", "push", "--yes"], dbUrl, env);
+export async function pushMigrations(root: string, dbUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
+  await cli(root, ["db", "push", "--yes"], dbUrl, env);
 }

@@ -22,7 +22,7 @@ if (import.meta.main) {
   let pending: string[];
   try {
     if (!url) throw new OwnerFailure("SUPABASE_DB_PUSH_URL is not set.", "Migrations unknown");
-    pending = pendingMigrations(process.cwd(), url, process.env);
+    pending = await pendingMigrations(process.cwd(), url, process.env);
   } catch (error) {
     if (!(error instanceof OwnerFailure)) throw error;
     reportFailure(
