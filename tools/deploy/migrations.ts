@@ -44,7 +44,11 @@ export function databaseFailure(output: string): string {
       "(the dashboard's Connect → Session pooler) with the database's password; a forgotten one is reset in " +
       "Project Settings → Database."
     );
-  if (/connection refused|no such host|timeout|i\/o timeout|network is unreachable|ENOTFOUND/i.test(output))
+  if (
+    /connection refused|ECONNREFUSED|dial error|no such host|timeout|network is unreachable|ENOTFOUND/i.test(
+      output,
+    )
+  )
     return (
       `The database at SUPABASE_DB_PUSH_URL does not answer (${why}). Check the string (the dashboard's ` +
       "Connect → Session pooler: the pooler's host and port 5432), the network, and that the project is not paused."

@@ -93,9 +93,7 @@ function keep(root: string, values: Record<string, string>): void {
   }
   const path = join(root, SETTINGS_FILE);
   const kept = existsSync(path) ? parseEnv(readFileSync(path, "utf8")) : {};
-  const lines = Object.entries({ ...kept, ...values }).map(
-    ([name, value]) => `${name}=${JSON.stringify(value)}`,
-  );
+  const lines = Object.entries({ ...kept, ...values }).map(([name, value]) => `${name}=${quoted(value)}`);
   writeFileSync(
     path,
     `# npm run deploy's settings (git-ignored; delete to be asked again)\n${lines.join("\n")}\n`,
