@@ -37,9 +37,14 @@ export default defineConfig(
     "The site imports from src/ alone: it is what visitors download.",
   ),
   boundary(
-    ["tools/**", "bench/**"],
+    ["tools/**"],
     `${into("tests")}|^(\\.\\./)+src/(?!lib/(sign-up-rules|calendar-day)\\.ts$)`,
     "The tools take from the site only its pure rules (src/lib/sign-up-rules.ts, src/lib/calendar-day.ts), and nothing from the tests.",
+  ),
+  boundary(
+    ["bench/**"],
+    `^(\\.\\./)+tests/(?!deploy/|support/project-copy\\.ts$)|^(\\.\\./)+src/(?!lib/(sign-up-rules|calendar-day)\\.ts$)`,
+    "The benches take from the site only its pure rules, and from the tests only the deploy's stand-ins of accounts and a copy of the project (bench/deploy.ts).",
   ),
   boundary(
     ["config/**"],
