@@ -2,13 +2,13 @@
 // Cloudflare's API (stand-ins/cloudflare-api.ts; the API is the one part faked, as it cannot be
 // had offline), and what it uploaded served by wrangler's own local server (workerd), asked over
 // plain HTTP. The scenarios run in order, each deploy on the state the one before left.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cloudflare } from "../../tools/deploy/hosts/cloudflare.ts";
 import { useTestEnvironment } from "../test-environment.ts";
-import { filesOf } from "./files.ts";
+import { changedCopy, filesOf } from "./files.ts";
 import { servedSiteProblems } from "./served-site.ts";
 import { ACCOUNT_ID, API_TOKEN, startCloudflareApi, type CloudflareApi } from "./stand-ins/cloudflare-api.ts";
 import { startWranglerDev } from "./wrangler-dev.ts";
@@ -40,14 +40,6 @@ afterAll(async () => {
   await api?.close();
   rmSync(home, { recursive: true, force: true });
 });
-
-/** A copy of the build, changed by `change`, in a folder of the test's own. */
-function changedBuild(change: (folder: string) => void): string {
-  const folder = join(home, `build-${Math.random().toString(36).slice(2)}`);
-  cpSync(dist, folder, { recursive: true });
-  change(folder);
-  return folder;
-}
 
 /** The live version's files, as uploaded, with its `_headers`: what Cloudflare serves. */
 function liveFiles(): string {
@@ -92,7 +84,7 @@ describe("Cloudflare, with wrangler against a stand-in of its API", () => {
 
   it("an upload failing half-way leaves the version live before, and names what to do", async () => {
     const before = api.live()!;
-    const changed = changedBuild((folder) => {
+    const changed = changedCopy(dist, home, (folder) => {
       writeFileSync(join(folder, "changed.txt"), "a new file\n");
       writeFileSync(join(folder, "also-changed.txt"), "another\n");
     });
@@ -158,7 +150,7 @@ describe("what Cloudflare serves, in wrangler's own local server", () => {
       problem: /^\/: x-frame-options is null/,
     },
   ])("fails the checks for $fixture", async ({ change, problem }) => {
-    const worker = await startWranglerDev(changedBuild(change));
+    const worker = await startWranglerDev(changedCopy(dist, home, change));
     try {
       const problems = await servedSiteProblems(worker.url, dist);
       expect(
