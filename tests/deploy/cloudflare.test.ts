@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runPinned } from "../../tools/npx.ts";
 import { cloudflare } from "../../tools/deploy/hosts/cloudflare.ts";
 import { useTestEnvironment } from "../test-environment.ts";
 import { changedCopy, filesOf } from "./files.ts";
@@ -35,7 +36,11 @@ beforeAll(async () => {
     XDG_CONFIG_HOME: join(home, ".config"),
     CLOUDFLARE_API_BASE_URL: `${api.url}/client/v4`,
   };
-});
+  // The first run fetches the pinned CLI into npm's cache (minutes for netlify-cli on a busy
+  // machine), here rather than inside the first deploy's time.
+  const fetched = await runPinned(cloudflare.cli, ["--version"], { env });
+  expect(fetched.status, fetched.stderr).toBe(0);
+}, 300_000);
 afterAll(async () => {
   await api?.close();
   rmSync(home, { recursive: true, force: true });

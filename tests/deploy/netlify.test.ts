@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runPinned } from "../../tools/npx.ts";
 import { netlify } from "../../tools/deploy/hosts/netlify.ts";
 import { parseHeadersFile } from "../../tools/static-host/headers-file.ts";
 import { useTestEnvironment } from "../test-environment.ts";
@@ -27,7 +28,11 @@ beforeAll(async () => {
   // netlify-cli's settings in the test's own home; npm's cache stays where it is (tools/npx.ts).
   home = mkdtempSync(join(tmpdir(), "deploy-netlify-test-"));
   env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...api.env };
-});
+  // The first run fetches the pinned CLI into npm's cache (minutes for netlify-cli on a busy
+  // machine), here rather than inside the first deploy's time.
+  const fetched = await runPinned(netlify.cli, ["--version"], { env });
+  expect(fetched.status, fetched.stderr).toBe(0);
+}, 300_000);
 afterAll(async () => {
   await api?.close();
   rmSync(home, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runPinned } from "../../tools/npx.ts";
 import { vercel } from "../../tools/deploy/hosts/vercel.ts";
 import { parseHeadersFile } from "../../tools/static-host/headers-file.ts";
 import { useTestEnvironment } from "../test-environment.ts";
@@ -27,7 +28,11 @@ beforeAll(async () => {
   // The CLI's settings in the test's own home; npm's cache stays where it is (tools/npx.ts).
   home = mkdtempSync(join(tmpdir(), "deploy-vercel-test-"));
   env = { ...process.env, HOME: home, XDG_DATA_HOME: join(home, ".local"), VERCEL_API_URL: api.url };
-});
+  // The first run fetches the pinned CLI into npm's cache (minutes for netlify-cli on a busy
+  // machine), here rather than inside the first deploy's time.
+  const fetched = await runPinned(vercel.cli, ["--version"], { env });
+  expect(fetched.status, fetched.stderr).toBe(0);
+}, 300_000);
 afterAll(async () => {
   await api?.close();
   rmSync(home, { recursive: true, force: true });
