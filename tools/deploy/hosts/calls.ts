@@ -13,12 +13,12 @@ export class HostFailure extends OwnerFailure {
 }
 
 /** `text` with each of `secrets` replaced by `***`. */
-export function redact(text: string, secrets: string[]): string {
+function redact(text: string, secrets: string[]): string {
   return secrets.filter(Boolean).reduce((redacted, secret) => redacted.split(secret).join("***"), text);
 }
 
 /** The last lines of a CLI's output, blanked of `secrets`: what the owner reads under our message. */
-export function tail(run: PinnedRun, secrets: string[], lines = 12): string {
+function tail(run: PinnedRun, secrets: string[], lines = 12): string {
   // Without colours, which a message in a log or an annotation would show as codes.
   const output = stripVTControlCharacters(`${run.stdout}\n${run.stderr}`)
     .split(/\r?\n/)
@@ -34,6 +34,40 @@ export function tokenRefused(host: string, token: { name: string; where: string 
     `${host} refused ${token.name}: it is mistyped, revoked, expired, or lacks a permission the upload needs. ` +
       "Nothing was uploaded, and the site as it is stays live. " +
       `Make a new token (${token.where}), set ${token.name} to it, and run the deploy again.`,
+  );
+}
+
+/** How a host's CLI and its versions are named in the owner's messages, and how it says a token is refused. */
+export interface HostCli {
+  host: string;
+  /** The CLI as the owner knows it: `wrangler`. */
+  cli: string;
+  /** The version live before this upload, in the host's words: "the deploy published before". */
+  live: string;
+  token: { name: string; where: string };
+  /** What the CLI prints when the host refuses the token. */
+  refused: RegExp;
+}
+
+/** What a network that does not carry the CLI's calls makes Node print. */
+const NO_ANSWER = /fetch failed|FetchError|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN/;
+
+/** What a CLI's failed upload means for the owner, with its last lines, never the token. */
+export function cliFailure(run: PinnedRun, token: string, cli: HostCli): HostFailure {
+  const printed = `${run.stdout}\n${run.stderr}`;
+  const said = `${cli.cli} said:\n${tail(run, [token])}`;
+  if (cli.refused.test(printed)) return tokenRefused(cli.host, cli.token);
+  if (NO_ANSWER.test(printed))
+    return new HostFailure(
+      cli.host,
+      `${cli.host}'s API stopped answering during the upload; ${cli.live} stays live. ` +
+        `Check this machine's network, then run the deploy again. ${said}`,
+    );
+  return new HostFailure(
+    cli.host,
+    `The upload to ${cli.host} failed before the new version was complete; ${cli.live} stays live ` +
+      `(${cli.host} makes a version live only once every file is in). Run the deploy again: it uploads only ` +
+      `the files ${cli.host} still lacks. ${said}`,
   );
 }
 

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runPinned, type PinnedRun } from "../../npx.ts";
 import type { Setting } from "../settings.ts";
-import { askApi, HostFailure, tail, tokenRefused } from "./calls.ts";
+import { askApi, cliFailure, HostFailure, tokenRefused, type HostCli } from "./calls.ts";
 import type { Host } from "./host.ts";
 
 const HOST = "Cloudflare";
@@ -101,29 +101,23 @@ async function wrangler(
   }
 }
 
+const WRANGLER_CLI: HostCli = {
+  host: HOST,
+  cli: "wrangler",
+  live: "the version live before",
+  token: TOKEN,
+  refused: /\[code: 10000\]|Authentication error/,
+};
+
 /** What a failed `wrangler deploy` means for the owner, from the API's error code it printed. */
 function failure(run: PinnedRun, settings: Record<string, string>): HostFailure {
-  const printed = `${run.stdout}\n${run.stderr}`;
-  const output = tail(run, [settings[TOKEN.name]!]);
-  if (/\[code: 10000\]|Authentication error/.test(printed)) return tokenRefused(HOST, TOKEN);
-  if (/\[code: 7003\]|\[code: 9109\]/.test(printed))
+  if (/\[code: 7003\]|\[code: 9109\]/.test(`${run.stdout}\n${run.stderr}`))
     return new HostFailure(
       HOST,
       `Cloudflare knows no account ${settings[ACCOUNT.name]} that this token can reach. Nothing was uploaded. ` +
         `Copy CLOUDFLARE_ACCOUNT_ID again (${ACCOUNT.where}), or make the token on that account, and run the deploy again.`,
     );
-  if (/fetch failed|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN/.test(printed))
-    return new HostFailure(
-      HOST,
-      "Cloudflare's API did not answer, so the upload stopped; the version live before stays live. " +
-        `Check this machine's network, then run the deploy again. wrangler said:\n${output}`,
-    );
-  return new HostFailure(
-    HOST,
-    "The upload to Cloudflare failed before the new version was made; the version live before stays live " +
-      "(wrangler makes a version only once every file is in). Run the deploy again: it uploads only the files " +
-      `Cloudflare still lacks. wrangler said:\n${output}`,
-  );
+  return cliFailure(run, settings[TOKEN.name]!, WRANGLER_CLI);
 }
 
 export const cloudflare: Host = {

@@ -9,9 +9,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { runPinned, type PinnedRun } from "../../npx.ts";
+import { runPinned } from "../../npx.ts";
 import type { Setting } from "../settings.ts";
-import { askApi, HostFailure, tail, tokenRefused } from "./calls.ts";
+import { askApi, cliFailure, HostFailure, tokenRefused, type HostCli } from "./calls.ts";
 import type { Host } from "./host.ts";
 
 const HOST = "Netlify";
@@ -64,24 +64,13 @@ async function site(settings: Record<string, string>, env: NodeJS.ProcessEnv): P
   return body as Site;
 }
 
-/** What a failed `netlify deploy` means for the owner. */
-function failure(run: PinnedRun, settings: Record<string, string>): HostFailure {
-  const printed = `${run.stdout}\n${run.stderr}`;
-  const output = tail(run, [settings[TOKEN.name]!]);
-  if (/Access Denied|Unauthorized|\b401\b/.test(printed)) return tokenRefused(HOST, TOKEN);
-  if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|fetch failed|FetchError/.test(printed))
-    return new HostFailure(
-      HOST,
-      "Netlify's API stopped answering during the upload; the deploy published before stays live. " +
-        `Check this machine's network, then run the deploy again. netlify-cli said:\n${output}`,
-    );
-  return new HostFailure(
-    HOST,
-    "The upload to Netlify failed before the new deploy was complete; the deploy published before stays live " +
-      "(Netlify publishes a deploy only once every file is in). Run the deploy again: it uploads only the files " +
-      `Netlify still lacks. netlify-cli said:\n${output}`,
-  );
-}
+const CLI: HostCli = {
+  host: HOST,
+  cli: "netlify-cli",
+  live: "the deploy published before",
+  token: TOKEN,
+  refused: /Access Denied|Unauthorized|\b401\b/,
+};
 
 export const netlify: Host = {
   name: "netlify",
@@ -114,7 +103,7 @@ export const netlify: Host = {
       } catch {
         // No JSON: the deploy stopped before its end.
       }
-      if (run.status !== 0 || !deployed.url) throw failure(run, settings);
+      if (run.status !== 0 || !deployed.url) throw cliFailure(run, settings[TOKEN.name]!, CLI);
       return { url: deployed.url, previous: before.published_deploy?.id };
     } finally {
       rmSync(folder, { recursive: true, force: true });

@@ -10,10 +10,10 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runPinned, type PinnedRun } from "../../npx.ts";
+import { runPinned } from "../../npx.ts";
 import { parseHeadersFile } from "../../static-host/headers-file.ts";
 import type { Setting } from "../settings.ts";
-import { askApi, HostFailure, tail, tokenRefused } from "./calls.ts";
+import { askApi, cliFailure, HostFailure, tokenRefused, type HostCli } from "./calls.ts";
 import type { Host } from "./host.ts";
 
 const HOST = "Vercel";
@@ -81,24 +81,13 @@ async function project(settings: Record<string, string>, env: NodeJS.ProcessEnv)
   return body as Project;
 }
 
-/** What a failed `vercel deploy` means for the owner. */
-function failure(run: PinnedRun, settings: Record<string, string>): HostFailure {
-  const printed = `${run.stdout}\n${run.stderr}`;
-  const output = tail(run, [settings[TOKEN.name]!]);
-  if (/token is not valid|invalid token|\b403\b|forbidden/i.test(printed)) return tokenRefused(HOST, TOKEN);
-  if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|fetch failed|FetchError/.test(printed))
-    return new HostFailure(
-      HOST,
-      "Vercel's API stopped answering during the upload; the production deployment before stays live. " +
-        `Check this machine's network, then run the deploy again. vercel said:\n${output}`,
-    );
-  return new HostFailure(
-    HOST,
-    "The upload to Vercel failed before the new deployment was made; the production deployment before stays live " +
-      "(Vercel makes a deployment only once every file is in). Run the deploy again: it uploads only the files " +
-      `Vercel still lacks. vercel said:\n${output}`,
-  );
-}
+const CLI: HostCli = {
+  host: HOST,
+  cli: "vercel",
+  live: "the production deployment before",
+  token: TOKEN,
+  refused: /token is not valid|invalid token|\b403\b|forbidden/i,
+};
 
 /** The CLI's environment: the project by the variables it reads, and no telemetry or update check. */
 const cliEnv = (settings: Record<string, string>, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
@@ -141,7 +130,8 @@ export const vercel: Host = {
         cwd: folder,
         env: cliEnv(settings, env),
       });
-      if (run.status !== 0 || !/^https:\/\//m.test(run.stdout)) throw failure(run, settings);
+      if (run.status !== 0 || !/^https:\/\//m.test(run.stdout))
+        throw cliFailure(run, settings[TOKEN.name]!, CLI);
       return { url: `https://${before.name}.vercel.app`, previous: before.targets?.production?.id };
     } finally {
       rmSync(folder, { recursive: true, force: true });
