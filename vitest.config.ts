@@ -131,6 +131,8 @@ export default defineConfig({
           globalSetup: [...postgres(17).globalSetup, ...build.globalSetup],
         },
       },
+      // The deploy's project step on 15 too: the pinned CLI's push and dry run against that major.
+      { test: { name: "deploy-pg15", include: ["tests/deploy/project.test.ts"], ...postgres(15) } },
       // GitHub's workflows: actionlint, and their steps run here (the watch against a local Supabase).
       { test: { name: "workflows", include: ["tests/workflows/**/*.test.ts"], ...postgres(17) } },
     ],

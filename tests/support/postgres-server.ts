@@ -11,6 +11,10 @@ export { SUPERUSER } from "../../tools/local-supabase/database/cluster.ts";
 
 export type PostgresServer = PostgresCluster;
 
-export function startPostgresServer(major: PostgresMajor): Promise<PostgresServer> {
-  return startThrowawayCluster({ max_connections: "300" }, major);
+/** `settings`: the server's, besides room for many pools (its `hba_file`, say). */
+export function startPostgresServer(
+  major: PostgresMajor,
+  settings: Record<string, string> = {},
+): Promise<PostgresServer> {
+  return startThrowawayCluster({ max_connections: "300", ...settings }, major);
 }

@@ -1,22 +1,26 @@
 // The migrations' workflow (.github/workflows/migrations.yml): after the tests pass on the default
-// branch, or on demand from it, it asks the project which migrations it lacks and pushes them all,
-// in the `production` environment the owner protects with a review, an encrypted backup of the
-// list first; on a pull request, it lists them. Its steps run here with bash as the runner runs
-// them, in a checkout of their own whose last commits each add a migration and the last one
-// changes none, against a database set up as a hosted project is, with every migration of this
-// repository recorded (a copy of the tests' template, standing in for the live project), through
-// the pinned CLI (`npm run supabase`, tools/supabase-cli.ts) for real. Also: a copy without its
-// settings, with some, a dispatch from another branch, and a project the CLI cannot reach.
+// branch, or on demand from it, a gate reads the `production` environment's rules (a reviewer, or
+// the owner's ALLOW_UNREVIEWED_PUSH), then it asks the project which migrations it lacks and pushes
+// them all, in the `production` environment, an encrypted backup of the list first, in a job of its
+// own. Its steps run here with bash as the runner runs them, in a checkout of their own whose last
+// commits each add a migration and the last one changes none, against a database set up as a
+// hosted project is, with every migration of this repository recorded (a copy of the tests'
+// template, standing in for the live project), through the pinned CLI (`npm run supabase`,
+// tools/supabase-cli.ts) for real, and against a stand-in for GitHub's API
+// (tests/support/github-api.ts: GitHub's own cannot be had here). Also: an environment with and
+// without a reviewer, the unreviewed-push variable, a copy without its settings, with some, a
+// dispatch from another branch, and a project the CLI cannot reach, whose password the run masks.
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Decrypter, generateIdentity, identityToRecipient } from "age-encryption";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";
 import { startLocalSupabase, type LocalSupabase } from "../../tools/local-supabase/index.ts";
 import { DEPLOY_COMMAND, SUPABASE_CLI } from "../../tools/supabase-cli.ts";
 import { openTestDatabase, testServerUrl } from "../support/database.ts";
+import { daysAgo, startGitHubApi, type Environment } from "../support/github-api.ts";
 import { evaluate } from "./expressions.ts";
 import {
   ownSteps,
@@ -30,7 +34,7 @@ import {
 } from "./workflow.ts";
 
 const workflow = readWorkflow("migrations.yml");
-const { pending, push } = workflow.jobs as Required<typeof workflow.jobs>;
+const { gate, pending, backup, push } = workflow.jobs as Required<typeof workflow.jobs>;
 const PUSH_SETTINGS = ["PUBLIC_SUPABASE_URL", "SUPABASE_SECRET_KEY", "BACKUP_PUBLIC_KEY"];
 
 const root = mkdtempSync(join(tmpdir(), "migrations-workflow-"));
@@ -98,19 +102,11 @@ const EVENTS = {
     event: { repository: { default_branch: "main" } },
     repository: REPOSITORY,
   }),
-  pullRequest: {
-    event_name: "pull_request",
-    ref_name: "7/merge",
-    event: { repository: { default_branch: "main" } },
-    repository: REPOSITORY,
-  },
 };
 
 describe("the migrations' workflow", () => {
-  it("runs on pull requests that change the migrations or itself, after the tests on main, and on demand", () => {
-    const paths = ["supabase/migrations/**", ".github/workflows/migrations.yml"];
+  it("runs after the tests on main, and on demand; never on a pull request, which gets no password", () => {
     expect(workflow.on).toEqual({
-      pull_request: { paths },
       workflow_run: { workflows: ["Tests"], types: ["completed"], branches: ["main"] },
       workflow_dispatch: null,
     });
@@ -138,14 +134,16 @@ describe("the migrations' workflow", () => {
       false,
     ],
     ["a dispatch", EVENTS.dispatched("main"), true],
-    ["a pull request", EVENTS.pullRequest, true],
-  ])("asks the project after %s: %s", (_, github, asks) => {
-    expect(Boolean(evaluate(pending!.if!, { github }))).toBe(asks);
+  ])("opens the gate after %s: %s", (_, github, asks) => {
+    expect(Boolean(evaluate(gate!.if!, { github }))).toBe(asks);
   });
 
-  it("pushes in the production environment, on the tested commit, only what the project lacks and never for a pull request", () => {
-    expect(push).toMatchObject({ needs: "pending", environment: "production" });
-    for (const job of [pending!, push!])
+  it("gate, dry run in production-dry-run, backup, then the push in production, each on the tested commit, only what the project lacks", () => {
+    expect(pending).toMatchObject({ needs: "gate", environment: "production-dry-run" });
+    expect(backup).toMatchObject({ needs: "pending" });
+    expect(backup!.environment).toBeUndefined();
+    expect(push).toMatchObject({ needs: ["gate", "pending", "backup"], environment: "production" });
+    for (const job of [gate!, pending!, backup!, push!])
       expect(job.steps[0]).toMatchObject({
         uses: expect.stringMatching(/^actions\/checkout@/),
         with: {
@@ -153,16 +151,20 @@ describe("the migrations' workflow", () => {
           "persist-credentials": false,
         },
       });
-    const pushes = (github: Record<string, unknown>, migrations: string) =>
-      Boolean(evaluate(push!.if!, { github, needs: { pending: { outputs: { migrations } } } }));
-    expect(pushes(EVENTS.tested, "20270101000000_a.sql")).toBe(true);
-    expect(pushes(EVENTS.tested, "")).toBe(false);
-    expect(pushes(EVENTS.pullRequest, "20270101000000_a.sql")).toBe(false);
+    const asks = (push: string) =>
+      Boolean(evaluate(pending!.if!, { needs: { gate: { outputs: { push } } } }));
+    expect([asks("reviewed"), asks("unreviewed"), asks("")]).toEqual([true, true, false]);
+    for (const job of [backup!, push!]) {
+      const runs = (migrations: string) =>
+        Boolean(evaluate(job.if!, { needs: { pending: { outputs: { migrations } } } }));
+      expect([runs("20270101000000_a.sql"), runs("")]).toEqual([true, false]);
+    }
   });
 
-  it("reads only the repository, in every job", () => {
+  it("reads only the repository in every job, and the gate the environments' rules", () => {
     expect(workflow).toMatchObject({ permissions: {} });
-    for (const job of Object.values(workflow.jobs)) expect(job.permissions).toEqual({ contents: "read" });
+    expect(gate!.permissions).toEqual({ contents: "read", actions: "read" });
+    for (const job of [pending!, backup!, push!]) expect(job.permissions).toEqual({ contents: "read" });
   });
 
   describe("its secrets", () => {
@@ -170,70 +172,68 @@ describe("the migrations' workflow", () => {
     const secretsOf = (step: Step) =>
       Object.entries(step.env ?? {}).flatMap(([name, value]) => (/secrets\./.test(value) ? [name] : []));
 
-    it("go only to the steps that use them: none to a job, none to an install", () => {
+    it("go only to the steps that use them (a presence alone to the settings' checks): none to a job, none to an install", () => {
       for (const [name, job] of Object.entries(workflow.jobs)) expect(job.env, name).toBeUndefined();
       expect(
-        [pending!, push!].flatMap((job) => job.steps.map((step) => [named(step), secretsOf(step)])),
+        [gate!, pending!, backup!, push!].flatMap((job) =>
+          job.steps.map((step) => [named(step).split("@")[0], secretsOf(step)]),
+        ),
       ).toEqual([
-        ["actions/checkout@v6", []],
-        ["actions/setup-node@v6", []],
+        ["actions/checkout", []],
+        ["actions/setup-node", []],
         ["From the default branch only", []],
+        ["Reviewed, or allowed unreviewed", ["PASSWORD_IN_REPOSITORY"]],
+        ["actions/checkout", []],
+        ["actions/setup-node", []],
         ["Settings", ["SUPABASE_DB_PUSH_URL", "PUBLIC_SUPABASE_URL", "SUPABASE_SECRET_KEY"]],
         ["What the project lacks", ["SUPABASE_DB_PUSH_URL"]],
-        ["actions/checkout@v6", []],
-        ["actions/setup-node@v6", []],
+        ["actions/checkout", []],
+        ["actions/setup-node", []],
         ["Install", []],
         ["Back up the list, encrypted", ["PUBLIC_SUPABASE_URL", "SUPABASE_SECRET_KEY"]],
         ["Keep the backup 90 days", []],
+        ["actions/checkout", []],
+        ["actions/setup-node", []],
         ["Push the migrations", ["SUPABASE_DB_PUSH_URL"]],
       ]);
+      // The gate's and the settings' get whether a secret is set, never its value.
+      for (const step of [gate!.steps.at(-1)!, pending!.steps.find((step) => step.id === "settings")!])
+        for (const value of Object.values(step.env ?? {}).filter((value) => /secrets\./.test(value)))
+          expect(value).toMatch(/^\$\{\{ secrets\.\w+ != '' (&& 'set' \|\| '' )?\}\}$/);
     });
 
-    it("the database's password comes after no install script: no install before it, or one without scripts", () => {
-      for (const job of [pending!, push!]) {
-        const first = job.steps.findIndex((step) => secretsOf(step).includes("SUPABASE_DB_PUSH_URL"));
-        const before = job.steps.slice(0, first);
-        expect(before.flatMap((step) => (step.uses ? [step.uses.split("@")[0]] : []))).toEqual(
-          expect.arrayContaining(["actions/checkout"]),
-        );
-        expect(
-          before.filter(
-            (step) => step.uses && !/^actions\/(checkout|setup-node|upload-artifact)@/.test(step.uses),
-          ),
-        ).toEqual([]);
-        for (const step of before.filter((step) => /\bnpm (ci|install|i)\b/.test(step.run ?? "")))
-          expect(step.run).toMatch(/--ignore-scripts/);
-      }
-      expect(push!.steps.find((step) => step.id === "install")?.run).toBe(
-        "npm ci --ignore-scripts --no-audit --no-fund",
-      );
-    });
-
-    it("the pinned CLI, through the project's script, pushes to the database the secret names", () => {
+    it("the pinned CLI, through the project's script, pushes to the database the secret names, all it prints masked", () => {
       const commands = [pending!, push!].flatMap((job) =>
         job.steps.flatMap((step) =>
           /\bsupabase\b.*\bdb push\b/.test(step.run ?? "") ? [step.run!.trim()] : [],
         ),
       );
-      expect(commands).toEqual([`${DEPLOY_COMMAND}="$SUPABASE_DB_PUSH_URL" --yes`]);
+      expect(commands).toEqual([
+        `${DEPLOY_COMMAND}="$SUPABASE_DB_PUSH_URL" --yes 2>&1 | node tools/github/mask.ts`,
+      ]);
       expect(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.supabase).toBe(
         "node tools/supabase-cli.ts",
       );
     });
 
-    it("the script runs the pinned version", { timeout: 120_000 }, () => {
-      // `npm run` as the job runs it, from the repository's root; the first run fetches the CLI.
-      const { status, stdout, stderr } = spawnSync(
-        "npm",
-        ["run", "--silent", "supabase", "--", "--version"],
-        {
-          cwd: ROOT,
-          encoding: "utf8",
-        },
-      );
-      expect(status, stderr).toBe(0);
-      expect(stdout.trim()).toBe(SUPABASE_CLI.split("@")[1]);
-    });
+    it(
+      "the script runs the pinned version, with install scripts off as the jobs run it",
+      { timeout: 120_000 },
+      () => {
+        // `npm run` as the job runs it, from the repository's root; the first run fetches the CLI.
+        const { status, stdout, stderr } = spawnSync(
+          "npm",
+          ["run", "--silent", "supabase", "--", "--version"],
+          {
+            cwd: ROOT,
+            env: { ...process.env, npm_config_ignore_scripts: "true" },
+            encoding: "utf8",
+          },
+        );
+        expect(status, stderr).toBe(0);
+        expect(stdout.trim()).toBe(SUPABASE_CLI.split("@")[1]);
+      },
+    );
   });
 
   describe("against a project", () => {
@@ -284,12 +284,47 @@ describe("the migrations' workflow", () => {
       };
     }
 
-    const asks = (github: Record<string, unknown>, set: string[], runnerTemp?: string) =>
+    /** GitHub's API, for the length of a test. */
+    let api: Awaited<ReturnType<typeof startGitHubApi>> | undefined;
+    afterEach(async () => {
+      await api?.close();
+      api = undefined;
+    });
+
+    /**
+     * The gate's steps, against a stand-in for GitHub's API holding `environments`; the repository
+     * holding the password itself (outside any environment) when `passwordInRepository`.
+     */
+    async function gates(
+      github: Record<string, unknown>,
+      {
+        environments = {},
+        passwordInRepository = false,
+        vars = {},
+      }: {
+        environments?: Record<string, Environment>;
+        passwordInRepository?: boolean;
+        vars?: Record<string, string>;
+      } = {},
+    ) {
+      api = await startGitHubApi({ name: REPOSITORY, lastCommit: daysAgo(1), environments });
+      return runSteps(ownSteps(gate!), {
+        baseEnv: { ...baseEnv(String(github.event_name)), GITHUB_API_URL: api.url },
+        cwd: project.folder,
+        context: {
+          secrets: passwordInRepository ? { SUPABASE_DB_PUSH_URL: databaseUrl } : {},
+          vars,
+          github: { ...github, token: "ghs_job_token" },
+        },
+      });
+    }
+
+    /** The dry run's steps, after a gate that answered `push`. */
+    const asks = (github: Record<string, unknown>, set: string[], push = "reviewed") =>
       runSteps(ownSteps(pending!), {
         baseEnv: baseEnv(String(github.event_name)),
         cwd: project.folder,
-        runnerTemp,
-        context: { ...settings(set), github },
+        context: { ...settings(set), github, needs: { gate: { outputs: { push } } } },
       });
 
     const applied = async () =>
@@ -303,22 +338,104 @@ describe("the migrations' workflow", () => {
       .map((file) => file.slice(0, 14));
 
     const ALL = ["SUPABASE_DB_PUSH_URL", ...PUSH_SETTINGS];
-    const NOTICE =
-      "::notice title=Migrations not set up::Set SUPABASE_DB_PUSH_URL in the repository's Settings → Secrets and " +
-      "variables → Actions to turn it on (README: GitHub's jobs).\n";
+    const REVIEWED = { production: { reviewers: ["ada"], branches: ["main"] } };
+    const UNREVIEWED = { production: { reviewers: [], branches: ["main"] } };
+    const BOTH_WAYS =
+      "Either give it a required reviewer (`npm run deploy -- --github` does, or Settings → Environments → " +
+      "production → Required reviewers: on a public repository, or GitHub Enterprise), or, to push without " +
+      "anyone approving (the only way in a private repository on GitHub Free, Pro or Team), set the repository " +
+      "variable ALLOW_UNREVIEWED_PUSH to true (README: GitHub's jobs).";
 
-    it.each([
-      ["after the tests", EVENTS.tested],
-      ["a pull request (from a fork: no secrets)", EVENTS.pullRequest],
-    ])(
-      "a copy with none of its settings, %s: green, a notice naming what to set, nothing asked",
-      async (_, github) => {
-        const run = await asks(github, []);
+    describe("the gate, before any step holds the password", () => {
+      it("an environment with a reviewer: green, each push waiting for that person, said in the summary", async () => {
+        const run = await gates(EVENTS.tested, { environments: REVIEWED });
         expect(run.status, run.output).toBe(0);
-        expect(run.output).toBe(NOTICE);
-        expect(run.steps.pending!.outcome).toBe("skipped");
-      },
-    );
+        expect(run.output).toBe("");
+        expect(run.steps.review!.outputs).toEqual({ push: "reviewed" });
+        expect(run.summary).toBe("Each push waits for the approval of ada (the `production` environment).\n");
+        // Read with the job's token: the environment, then its branch rules.
+        expect(api!.requests).toEqual([
+          { method: "GET", path: `/repos/${REPOSITORY}/environments/production`, token: "ghs_job_token" },
+          {
+            method: "GET",
+            path: `/repos/${REPOSITORY}/environments/production/deployment-branch-policies`,
+            token: "ghs_job_token",
+          },
+        ]);
+      });
+
+      it.each([
+        [
+          "an environment without a reviewer",
+          { environments: UNREVIEWED },
+          "The `production` environment has no required reviewer",
+        ],
+        [
+          "no environment, the password a repository secret (a free private repository)",
+          { passwordInRepository: true },
+          "There is no `production` environment",
+        ],
+      ])("%s: fails, naming both ways, and pushes nothing", async (_, setting, start) => {
+        const run = await gates(EVENTS.tested, setting);
+        expect(run.status, run.output).toBe(1);
+        const message = `${start}, so a push would apply migrations that nobody approved: nothing pushed. ${BOTH_WAYS}`;
+        expect(run.output).toBe(`::error title=Push without a reviewer::${message}\n`);
+        expect(run.summary).toBe(`## Push without a reviewer\n\n${message}\n`);
+        expect(run.steps.review!.outputs).toEqual({ push: "" });
+        expect(evaluate(pending!.if!, { needs: { gate: run.steps.review! } })).toBe(false);
+      });
+
+      const UNREVIEWED_NOTICE = (start: string) =>
+        `::notice title=Push unreviewed::${start}, and ALLOW_UNREVIEWED_PUSH is true: the tested migrations are ` +
+        "pushed without anyone approving.\n";
+      it.each([
+        [
+          "an environment without a reviewer, and ALLOW_UNREVIEWED_PUSH: pushing unreviewed",
+          { environments: UNREVIEWED, vars: { ALLOW_UNREVIEWED_PUSH: "true" } },
+          UNREVIEWED_NOTICE("The `production` environment has no required reviewer"),
+          "unreviewed",
+        ],
+        [
+          "no environment (a free private repository), and ALLOW_UNREVIEWED_PUSH: pushing unreviewed",
+          { passwordInRepository: true, vars: { ALLOW_UNREVIEWED_PUSH: "true" } },
+          UNREVIEWED_NOTICE("There is no `production` environment"),
+          "unreviewed",
+        ],
+        [
+          "a copy not set up (no environment, no password): nothing to push",
+          {},
+          "::notice title=Migrations not set up::Run `npm run deploy -- --github` to turn it on: it makes the " +
+            "`production` environment and puts SUPABASE_DB_PUSH_URL in it (README: GitHub's jobs).\n",
+          "",
+        ],
+      ])("%s: green, said in a notice", async (_, setting, notice, push) => {
+        const run = await gates(EVENTS.tested, setting);
+        expect(run.status, run.output).toBe(0);
+        expect(run.output).toBe(notice);
+        expect(run.steps.review!.outputs).toEqual({ push });
+      });
+
+      it("a dispatch from another branch: fails, saying so, and asks nothing", async () => {
+        const run = await gates(EVENTS.dispatched("experiment"), { environments: REVIEWED });
+        expect(run.status, run.output).toBe(1);
+        expect(run.output).toBe(
+          "::error title=Not the default branch::Migrations are pushed from main only, once tested; this run is on " +
+            "experiment: nothing pushed. Run it from main (Run workflow → Branch).\n",
+        );
+        expect(run.steps.review!.outcome).toBe("skipped");
+        expect(api!.requests).toEqual([]);
+      });
+    });
+
+    it("an environment without the password: green, a notice naming what to set, nothing asked", async () => {
+      const run = await asks(EVENTS.tested, []);
+      expect(run.status, run.output).toBe(0);
+      expect(run.output).toBe(
+        "::notice title=Migrations not set up::Set SUPABASE_DB_PUSH_URL in the repository's Settings → Secrets and " +
+          "variables → Actions to turn it on (README: GitHub's jobs).\n",
+      );
+      expect(run.steps.pending!.outcome).toBe("skipped");
+    });
 
     it("with some of its settings: fails, naming the missing ones, and asks nothing", async () => {
       const run = await asks(EVENTS.tested, ["SUPABASE_DB_PUSH_URL", "PUBLIC_SUPABASE_URL"]);
@@ -331,77 +448,96 @@ describe("the migrations' workflow", () => {
       expect(run.steps.pending!.outcome).toBe("skipped");
     });
 
-    it("a dispatch from another branch: fails, saying so, and asks and pushes nothing", async () => {
-      const run = await asks(EVENTS.dispatched("experiment"), ALL);
-      expect(run.status, run.output).toBe(1);
-      expect(run.output).toBe(
-        "::error title=Not the default branch::Migrations are pushed from main only, once tested; this run is on " +
-          "experiment: nothing pushed. Run it from main (Run workflow → Branch).\n",
-      );
-      expect(run.steps.pending!.outcome).toBe("skipped");
-      expect(await applied()).toEqual(ours);
-    });
-
-    it("a project the CLI cannot reach: fails, with the CLI's words", { timeout: 120_000 }, async () => {
-      const unreachable = databaseUrl.replace(/:\d+\//, ":1/");
-      const run = await runSteps(ownSteps(pending!), {
-        baseEnv: baseEnv("workflow_run"),
-        cwd: project.folder,
-        context: {
-          ...settings(ALL),
-          secrets: { ...settings(ALL).secrets, SUPABASE_DB_PUSH_URL: unreachable },
-          github: EVENTS.tested,
-        },
-      });
-      expect(run.status, run.output).toBe(1);
-      expect(run.output).toMatch(
-        /^::error title=Migrations unknown::The Supabase CLI's dry run could not tell which migrations the project lacks: .*(refused|connect)/m,
-      );
-      expect(run.steps.pending!.outputs).toEqual({});
-    });
-
     it(
-      "a pull request: lists what the project lacks, from every commit, and pushes nothing",
+      "a project the CLI cannot reach: fails, with the CLI's words, and not a character of the password",
       { timeout: 120_000 },
       async () => {
-        const run = await asks(EVENTS.pullRequest, ["SUPABASE_DB_PUSH_URL"]);
+        const password = "s3cr@t/pw";
+        const unreachable = databaseUrl
+          .replace(/:\d+\//, ":1/")
+          .replace("postgres://postgres@", `postgres://postgres:${encodeURIComponent(password)}@`);
+        const run = await runSteps(ownSteps(pending!), {
+          baseEnv: baseEnv("workflow_run"),
+          cwd: project.folder,
+          context: {
+            ...settings(ALL),
+            secrets: { ...settings(ALL).secrets, SUPABASE_DB_PUSH_URL: unreachable },
+            github: EVENTS.tested,
+            needs: { gate: { outputs: { push: "reviewed" } } },
+          },
+        });
+        expect(run.status, run.output).toBe(1);
+        expect(run.output).toMatch(
+          /^::error title=Migrations unknown::The Supabase CLI's dry run could not tell which migrations the project lacks: .*(refused|connect)/m,
+        );
+        expect(run.steps.pending!.outputs).toEqual({});
+        // The runner is asked to mask the parts it cannot know; past that, none is printed.
+        const [masks, rest] = [
+          run.output.split("\n").filter((line) => line.startsWith("::add-mask::")),
+          run.output
+            .split("\n")
+            .filter((line) => !line.startsWith("::add-mask::"))
+            .join("\n"),
+        ];
+        expect(masks).toEqual([`::add-mask::${encodeURIComponent(password)}`, `::add-mask::${password}`]);
+        for (const part of [unreachable, password, encodeURIComponent(password)]) {
+          expect(rest).not.toContain(part);
+          expect(run.summary).not.toContain(part);
+        }
+      },
+    );
+
+    it(
+      "unreviewed, as the owner allowed: lists what the project lacks, saying the push goes without review, and pushes nothing itself",
+      { timeout: 120_000 },
+      async () => {
+        const run = await asks(EVENTS.tested, ALL, "unreviewed");
         expect(run.status, run.output).toBe(0);
         expect(run.steps.pending!.outputs).toEqual({ migrations: project.added.join(" ") });
-        expect(run.summary).toBe(
-          "## 2 migrations the project lacks\n\n" +
-            project.added.map((file) => `- \`${file}\`\n`).join("") +
-            "\nOnce merged and tested on the default branch, the push applies them.\n",
+        expect(run.summary).toMatch(
+          /\nThe push applies them, after an encrypted backup of the list, without review: the repository variable ALLOW_UNREVIEWED_PUSH says so\.\n$/,
         );
         expect(await applied()).toEqual(ours);
       },
     );
 
     it(
-      "after the tests, with two migrations from two commits pending: lists both, backs the list up, pushes both; then nothing is left",
+      "after the tests, reviewed, with two migrations from two commits pending: lists both, backs the list up, pushes both; then nothing is left",
       { timeout: 240_000 },
       async () => {
+        const gated = await gates(EVENTS.tested, { environments: REVIEWED });
+        expect(gated.status, gated.output).toBe(0);
+        const needsGate = { gate: gated.steps.review! };
         const identity = await generateIdentity();
         const age = await identityToRecipient(identity);
         const context = { ...settings(ALL, age), github: EVENTS.tested };
         const asked = await runSteps(ownSteps(pending!), {
           baseEnv: baseEnv("workflow_run"),
           cwd: project.folder,
-          context,
+          context: { ...context, needs: needsGate },
         });
         expect(asked.status, asked.output).toBe(0);
         const migrations = asked.steps.pending!.outputs.migrations!;
         expect(migrations).toBe(project.added.join(" "));
-        expect(asked.summary).toContain(
-          "\nThe push applies them, after an encrypted backup of the list, once approved in the `production` environment.\n",
+        expect(asked.summary).toBe(
+          "## 2 migrations the project lacks\n\n" +
+            project.added.map((file) => `- \`${file}\`\n`).join("") +
+            "\nThe push applies them, after an encrypted backup of the list, once approved in the `production` environment.\n",
         );
 
-        const needs = { pending: { outputs: { migrations } } };
+        const needs = { ...needsGate, pending: { outputs: { migrations } }, backup: { outputs: {} } };
         expect(evaluate(push!.if!, { github: EVENTS.tested, needs })).toBe(true);
         const runnerTemp = mkdtempSync(join(root, "runner-temp-"));
-        const pushed = await runSteps(ownSteps(push!), {
+        const backedUp = await runSteps(ownSteps(backup!), {
           baseEnv: baseEnv("workflow_run"),
           cwd: project.folder,
           runnerTemp,
+          context: { ...context, needs },
+        });
+        expect(backedUp.status, backedUp.output).toBe(0);
+        const pushed = await runSteps(ownSteps(push!), {
+          baseEnv: baseEnv("workflow_run"),
+          cwd: project.folder,
           context: { ...context, needs },
         });
         expect(pushed.status, pushed.output).toBe(0);
@@ -429,14 +565,17 @@ describe("the migrations' workflow", () => {
         const again = await runSteps(ownSteps(pending!), {
           baseEnv: baseEnv("workflow_run"),
           cwd: project.folder,
-          context,
+          context: { ...context, needs: needsGate },
         });
         expect(again.status, again.output).toBe(0);
         expect(again.steps.pending!.outputs).toEqual({ migrations: "" });
         expect(again.summary).toBe("The project has every migration: nothing to push.\n");
-        expect(evaluate(push!.if!, { github: EVENTS.tested, needs: { pending: again.steps.pending! } })).toBe(
-          false,
-        );
+        expect(
+          evaluate(push!.if!, {
+            github: EVENTS.tested,
+            needs: { ...needsGate, pending: again.steps.pending! },
+          }),
+        ).toBe(false);
       },
     );
   });

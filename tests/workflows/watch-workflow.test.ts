@@ -3,8 +3,11 @@
 // a project (a local Supabase started here, standing in for the live one), at a site (a local one
 // over HTTPS, with certificates made here: tests/support/https-site.ts), and at GitHub's API (a
 // stand-in: tests/support/github-api.ts, as GitHub's cannot be had here), or at a paused project.
-// Also a copy of the template with none, some or all of a job's settings, and a repository public
-// or private, 49, 50 or 60 days after its last commit.
+// Also a copy of the template with none, some or all of a job's settings, a repository public (the
+// counts kept out of what anyone can read, unless the owner publishes them) or private, 49, 50 or
+// 60 days after its last commit, and the day after "Enable workflow" with and without the commit
+// the failure asks for, made by git for real.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -141,15 +144,18 @@ describe("the watch's workflow", () => {
       return started;
     }
 
-    /** The repository's settings as the README tells the owner to set them; the publishable key as a secret. */
-    const settings = (projectUrl: string, vars: Record<string, string> = {}): Context => ({
+    /**
+     * The repository's settings as the README tells the owner to set them; the publishable key as a
+     * secret. A private repository unless told: its runs show the counts.
+     */
+    const settings = (projectUrl: string, vars: Record<string, string> = {}, isPrivate = true): Context => ({
       secrets: {
         PUBLIC_SUPABASE_URL: projectUrl,
         SUPABASE_SECRET_KEY: backend.secretKey,
         PUBLIC_SUPABASE_PUBLISHABLE_KEY: backend.publishableKey,
       },
       vars,
-      github: { token: "ghs_job_token" },
+      github: { token: "ghs_job_token", event: { repository: { private: isPrivate } } },
     });
 
     const stored = async () =>
@@ -184,6 +190,34 @@ describe("the watch's workflow", () => {
         `GitHub stops this repository's schedules after 60 days without activity: on ${dateIn(57)} (in 57 days), unless a commit comes to main before.`,
       );
     });
+
+    it.each([
+      ["a public repository", false, {}, false],
+      ["a public repository whose owner sets PUBLISH_COUNTS", true, { PUBLISH_COUNTS: "true" }, false],
+      ["a private repository", true, {}, true],
+    ])(
+      "%s: the summary says the project and the site are well; the counts shown: %s",
+      async (_, shown, vars, isPrivate) => {
+        const { url: siteUrl, certFile } = await site(90);
+        const github = await githubApi({ private: isPrivate });
+        const run = await runSteps(watchSteps, {
+          baseEnv: runner({ NODE_EXTRA_CA_CERTS: certFile, GITHUB_API_URL: github.url }),
+          context: settings(url, { SITE_URL: siteUrl, ...vars }, isPrivate),
+        });
+        expect(run.status, run.output).toBe(0);
+        expect(run.summary).toMatch(/^The project answers: the list was read with the secret key/m);
+        expect(run.summary).toContain(`The site answers: ${siteUrl} (HTTP 200)`);
+        const counts = ["- **5** in all", "marked for review", "### Sign-ups per day"];
+        const private_ =
+          "The counts stay private: anyone can read this public repository's runs. See them with " +
+          "`npm run sign-ups -- count`, or in the weekly encrypted backup; set the repository variable " +
+          "`PUBLISH_COUNTS` to `true` to show them here (README: GitHub's jobs).";
+        for (const words of counts) expect(run.summary.includes(words), words).toBe(shown);
+        expect(run.summary.includes(private_)).toBe(!shown);
+        // Nor in the log, which is as public as the summary.
+        if (!shown) expect(run.output).not.toMatch(/in all|marked for review/);
+      },
+    );
 
     it("without SITE_URL: the summary says the site is not watched", async () => {
       const github = await githubApi();
@@ -295,8 +329,10 @@ describe("the watch's workflow", () => {
         const title = `Schedules stop on ${dateIn(stops)}`;
         const message =
           `No commit on main for ${days} days: GitHub stops a public repository's schedules after 60 days without ` +
-          `activity, this one's on ${dateIn(stops)} (${when}). Push any commit to main; once stopped, enable the ` +
-          "workflow again under Actions → Watch the project → Enable workflow.";
+          `activity, this one's on ${dateIn(stops)} (${when}). Push any commit to main, an empty one will do ` +
+          '(`git commit --allow-empty -m "Keep the schedules running" && git push`). Once stopped, also enable the ' +
+          "workflow again under Actions → Watch the project → Enable workflow: enabling alone leaves this check " +
+          "failing, as it counts from the last commit.";
         expect(run.output).toContain(`::error title=${title}::${message}\n`);
         expect(run.summary).toContain(`## ${title}\n\n${message}\n`);
       },
@@ -309,6 +345,57 @@ describe("the watch's workflow", () => {
       expect(run.summary).toBe(
         "\nA private repository: GitHub does not stop its schedules for inactivity (the last commit on main is 200 days old).\n",
       );
+    });
+
+    describe("the day after Enable workflow", () => {
+      /** A clone whose last commit on main is `days` old, as git makes it. */
+      function clone(days: number) {
+        const folder = mkdtempSync(join(root, "clone-"));
+        const date = daysAgo(days).toISOString();
+        const git = (...args: string[]) =>
+          execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+            cwd: folder,
+            env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+          });
+        git("init", "--quiet", "--initial-branch=main");
+        git("commit", "--quiet", "--allow-empty", "-m", "the last commit");
+        return folder;
+      }
+      /** The last commit's date, as GitHub's API gives it for main. */
+      const lastCommit = (folder: string) =>
+        new Date(
+          execFileSync("git", ["log", "-1", "--format=%cI"], { cwd: folder, encoding: "utf8" }).trim(),
+        );
+      const check = (folder: string) => count({ lastCommit: lastCommit(folder) });
+
+      it("enabled alone (no commit since day 61): the run fails again, and its message gives the command that makes it green", async () => {
+        const folder = clone(61);
+        const run = await check(folder);
+        expect(run.status, run.output).toBe(1);
+        expect(run.output).toContain("enabling alone leaves this check failing");
+      });
+
+      it("with the commit the failure gives, made as it says (pushed, GitHub's API shows it): the next run is green", async () => {
+        const folder = clone(61);
+        const failed = await check(folder);
+        await api!.close();
+        // The failure's own command, less the push (the stand-in reads the clone's last commit instead).
+        const command = /`(git commit --allow-empty[^`]*?) && git push`/.exec(failed.output)![1]!;
+        execFileSync("bash", ["-c", command], {
+          cwd: folder,
+          env: {
+            ...process.env,
+            GIT_AUTHOR_NAME: "t",
+            GIT_AUTHOR_EMAIL: "t@example.com",
+            GIT_COMMITTER_NAME: "t",
+            GIT_COMMITTER_EMAIL: "t@example.com",
+          },
+        });
+        const run = await check(folder);
+        expect(run.status, run.output).toBe(0);
+        expect(run.output).not.toMatch(/::error/);
+        expect(run.summary).toContain(`on ${dateIn(60)} (in 60 days)`);
+      });
     });
   });
 
@@ -327,6 +414,7 @@ describe("the watch's workflow", () => {
         secrets: {
           PUBLIC_SUPABASE_URL: backend.url.replace("127.0.0.1", "localhost"),
           SUPABASE_SECRET_KEY: backend.secretKey,
+          PUBLIC_SUPABASE_PUBLISHABLE_KEY: backend.publishableKey,
         },
         close: () => backend.close(),
       };
@@ -430,32 +518,49 @@ describe("the watch's workflow", () => {
       }
     });
 
-    it("with DIGEST_ISSUE: the week's counts and the days GitHub's rule leaves, as a comment on that issue, never an address", async () => {
-      const { secrets, close } = await project(["ada@example.com", "bob@example.com", "eve@mailinator.com"]);
-      const github = await githubApi({ lastCommit: daysAgo(20) });
-      const gh = fakeGh();
-      try {
-        const run = await runSteps(backupSteps, {
-          baseEnv: runner({ PATH: gh.PATH, GITHUB_API_URL: github.url }),
-          context: { secrets, vars: { DIGEST_ISSUE: "12" }, github: { token: "ghs_job_token" } },
-        });
-        expect(run.status, run.output).toBe(0);
-        expect(run.output).toBe(NOTICE("backup", "BACKUP_PUBLIC_KEY"));
-        expect(gh.args()).toBe(`issue comment 12 --repo ${REPOSITORY} --body-file -\n`);
-        const body = gh.body();
-        expect(body).toMatch(
-          /^Sign-ups, the week to \d{4}-\d\d-\d\d \(counts only\):\n\n```text\n3 sign-ups\n/,
-        );
-        expect(body).toMatch(/^1 marked for review: 1 at a disposable domain$/m);
-        expect(body).toMatch(
-          new RegExp(
-            `\`\`\`\\n\\nGitHub stops this repository's schedules after 60 days without activity: on ${dateIn(40)} \\(in 40 days\\), unless a commit comes to main before\\.\\n$`,
-          ),
-        );
-        expect(body).not.toMatch(/@/);
-      } finally {
-        await close();
-      }
-    });
+    it.each([
+      ["a private repository: the counts", true, true],
+      ["a public repository: whether all is well, and where the counts are", false, false],
+    ])(
+      "with DIGEST_ISSUE, %s, and the days GitHub's rule leaves, as a comment on that issue, never an address",
+      async (_, isPrivate, shown) => {
+        const { secrets, close } = await project([
+          "ada@example.com",
+          "bob@example.com",
+          "eve@mailinator.com",
+        ]);
+        const github = await githubApi({ lastCommit: daysAgo(20), private: isPrivate });
+        const gh = fakeGh();
+        try {
+          const run = await runSteps(backupSteps, {
+            baseEnv: runner({ PATH: gh.PATH, GITHUB_API_URL: github.url }),
+            context: {
+              secrets,
+              vars: { DIGEST_ISSUE: "12" },
+              github: { token: "ghs_job_token", event: { repository: { private: isPrivate } } },
+            },
+          });
+          expect(run.status, run.output).toBe(0);
+          expect(run.output).toBe(NOTICE("backup", "BACKUP_PUBLIC_KEY"));
+          expect(gh.args()).toBe(`issue comment 12 --repo ${REPOSITORY} --body-file -\n`);
+          const body = gh.body();
+          expect(body).toMatch(/^## Sign-ups, \d{4}-\d\d-\d\d \(UTC\)\n\n/);
+          expect(body).toMatch(/^The project answers: the list was read with the secret key/m);
+          expect(body.includes("- **3** in all")).toBe(shown);
+          expect(body.includes("- **1** marked for review: 1 at a disposable domain")).toBe(shown);
+          expect(body.includes("The counts stay private")).toBe(!shown);
+          expect(body).toMatch(
+            new RegExp(
+              isPrivate
+                ? "\\n\\nA private repository: GitHub does not stop its schedules for inactivity \\(the last commit on main is 20 days old\\)\\.\\n$"
+                : `\\n\\nGitHub stops this repository's schedules after 60 days without activity: on ${dateIn(40)} \\(in 40 days\\), unless a commit comes to main before\\.\\n$`,
+            ),
+          );
+          expect(body).not.toMatch(/@/);
+        } finally {
+          await close();
+        }
+      },
+    );
   });
 });

@@ -95,9 +95,7 @@ function keep(root: string, values: Record<string, string>): void {
   }
   const path = join(root, SETTINGS_FILE);
   const kept = existsSync(path) ? parseEnv(readFileSync(path, "utf8")) : {};
-  const lines = Object.entries({ ...kept, ...values }).map(
-    ([name, value]) => `${name}=${JSON.stringify(value)}`,
-  );
+  const lines = Object.entries({ ...kept, ...values }).map(([name, value]) => `${name}=${quoted(value)}`);
   writeFileSync(
     path,
     `# npm run deploy's settings (git-ignored; delete to be asked again)\n${lines.join("\n")}\n`,
@@ -106,4 +104,14 @@ function keep(root: string, values: Record<string, string>): void {
     },
   );
   chmodSync(path, 0o600);
+}
+
+/** A value as a .env file holds it whole: in the first of ', ", ` it does not contain (dotenv's quotes, read verbatim). */
+export function quoted(value: string): string {
+  const quote = ["'", '"', "`"].find((mark) => !value.includes(mark));
+  if (!quote || value.includes("\n"))
+    throw new SettingsError(
+      "A setting holds a line break or all three quotes: set it in the environment instead.",
+    );
+  return `${quote}${value}${quote}`;
 }

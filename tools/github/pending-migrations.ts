@@ -6,53 +6,44 @@
 // `migrations` (space-separated; empty when none), and to the run's summary, which the reviewer
 // who approves the `production` environment reads before the push.
 //
-// Reads SUPABASE_DB_PUSH_URL (the database's connection string, with its password) and what a
-// runner sets: GITHUB_EVENT_NAME, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY. Runs before any install, on
-// Node alone: it imports nothing but node: and the tools' own files.
-import { appendFileSync, readdirSync } from "node:fs";
+// Reads SUPABASE_DB_PUSH_URL (the database's connection string, with its password: masked in all it
+// prints, mask.ts), PUSH (`reviewed` or `unreviewed`: the gate's answer, review.ts), and what a
+// runner sets: GITHUB_OUTPUT, GITHUB_STEP_SUMMARY. Runs before any
+// install, on Node alone: it imports nothing but node: and the tools' own files.
+import { appendFileSync } from "node:fs";
+import { OwnerFailure } from "../../config/owner-failure.ts";
+import { pendingMigrations } from "../deploy/migrations.ts";
 import { reportFailure } from "./annotations.ts";
-import { runSupabase } from "../supabase-cli.ts";
-
-const MIGRATIONS = "supabase/migrations";
-
-/** The migrations a dry run's output names, in their order, from the files there are. */
-function named(output: string, files: string[]): string[] {
-  const words = new Set(output.split(/\s+/));
-  return files.filter((file) => words.has(file));
-}
+import { maskInLaterLines } from "./mask.ts";
 
 if (import.meta.main) {
   const url = process.env.SUPABASE_DB_PUSH_URL;
-  const files = readdirSync(MIGRATIONS)
-    .filter((file) => /^\d+_.+\.sql$/.test(file))
-    .sort();
-  const { status, stdout, stderr } = url
-    ? runSupabase(["db", "push", `--remote=${url}`, "--dry-run"], { cwd: process.cwd() })
-    : { status: 2, stdout: "", stderr: "SUPABASE_DB_PUSH_URL is not set." };
-  const output = `${stdout}${stderr}`;
-  process.stdout.write(output);
-  const pending = named(output, files);
-  const summarize = (text: string) =>
-    process.env.GITHUB_STEP_SUMMARY && appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
-  if (status !== 0 || (pending.length === 0 && !/\bup to date\b/i.test(output))) {
-    // The CLI's last lines say why (a refused password, an older migration than the project's newest…).
-    const why = output.trim().split("\n").slice(-3).join(" ");
+  maskInLaterLines(url);
+  let pending: string[];
+  try {
+    if (!url) throw new OwnerFailure("SUPABASE_DB_PUSH_URL is not set.", "Migrations unknown");
+    pending = await pendingMigrations(process.cwd(), url, process.env);
+  } catch (error) {
+    if (!(error instanceof OwnerFailure)) throw error;
     reportFailure(
-      `The Supabase CLI's dry run could not tell which migrations the project lacks: ${why}`,
+      `The Supabase CLI's dry run could not tell which migrations the project lacks: ${error.message}`,
       "Migrations unknown",
     );
     process.exit(1);
   }
+  process.stdout.write(pending.length === 0 ? "Up to date.\n" : `${pending.join("\n")}\n`);
+  const summarize = (text: string) =>
+    process.env.GITHUB_STEP_SUMMARY && appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
   if (process.env.GITHUB_OUTPUT)
     appendFileSync(process.env.GITHUB_OUTPUT, `migrations=${pending.join(" ")}\n`);
-  const onPullRequest = process.env.GITHUB_EVENT_NAME === "pull_request";
   if (pending.length === 0) summarize("The project has every migration: nothing to push.\n");
   else
     summarize(
       `## ${pending.length === 1 ? "A migration" : `${pending.length} migrations`} the project lacks\n\n` +
         pending.map((file) => `- \`${file}\`\n`).join("") +
-        (onPullRequest
-          ? "\nOnce merged and tested on the default branch, the push applies them.\n"
-          : "\nThe push applies them, after an encrypted backup of the list, once approved in the `production` environment.\n"),
+        "\nThe push applies them, after an encrypted backup of the list, " +
+        (process.env.PUSH === "unreviewed"
+          ? "without review: the repository variable ALLOW_UNREVIEWED_PUSH says so.\n"
+          : "once approved in the `production` environment.\n"),
     );
 }

@@ -79,7 +79,7 @@ program
     "For a scheduled job: read the list with the secret key (activity that keeps a Free project from " +
       "pausing), check the page's own sign-up path with the publishable key (PUBLIC_SUPABASE_PUBLISHABLE_KEY), " +
       "storing nothing, and report what count does in Markdown, on stdout and appended to GITHUB_STEP_SUMMARY " +
-      "when it is set. Fails, in one line saying what to do, when either does not answer as it should.",
+      "when it is set (without the counts when SIGN_UPS_COUNTS=hide). Fails, in one line saying what to do, when either does not answer as it should.",
   )
   .action(() =>
     run(
@@ -96,6 +96,8 @@ program
           checkSite: siteUrl ? () => checkSite(siteUrl, connection.url, { now: context.now }) : undefined,
           warn: (title, message) => process.stderr.write(`${ownerLine("warning", message, title)}\n`),
           summaryFile: process.env.GITHUB_STEP_SUMMARY || undefined,
+          // The workflows hide them in a public repository, unless the owner publishes them.
+          counts: process.env.SIGN_UPS_COUNTS !== "hide",
         });
       },
       { requestTimeoutMs: WATCH_TIMEOUT_MS },

@@ -9,6 +9,15 @@ import type { Summary } from "./summary.ts";
 /** What `count` says when there is nothing to count. */
 export const EMPTY_LIST = "No sign-ups yet: the list is empty.";
 
+/**
+ * What `watch` says instead of the counts when they are not to be shown: a public repository's
+ * runs, summaries included, are anyone's to read.
+ */
+export const COUNTS_PRIVATE =
+  "The counts stay private: anyone can read this public repository's runs. See them with " +
+  "`npm run sign-ups -- count`, or in the weekly encrypted backup; set the repository variable " +
+  "`PUBLISH_COUNTS` to `true` to show them here (README: GitHub's jobs).";
+
 /** The width of a chart that is no terminal's (a file, a pipe, a job's summary). */
 export const PIPED_WIDTH = 80;
 
@@ -47,6 +56,7 @@ export type SiteReport = SiteAnswer | { failure: string } | null;
 /**
  * `watch`'s report, in Markdown (GitHub renders it on the run's page; it reads as text too):
  * the totals, that the project and the page's path answer, the site, and the chart of the days.
+ * Without `counts`, neither the totals nor the chart (not even an empty list's): where to see them.
  */
 export function watchMarkdown(
   summary: Summary | null,
@@ -54,9 +64,11 @@ export function watchMarkdown(
   site: SiteReport,
   now: Date,
   zone: string,
+  { counts = true } = {},
 ): string {
   const lines = [`## Sign-ups, ${localDay(now, zone)} (${zone})`, ""];
-  if (summary === null) lines.push(EMPTY_LIST);
+  if (!counts) lines.push(COUNTS_PRIVATE);
+  else if (summary === null) lines.push(EMPTY_LIST);
   else {
     lines.push(
       `- **${formatCount(summary.signUps)}** in all`,
@@ -73,7 +85,7 @@ export function watchMarkdown(
     "",
     siteLine(site),
   );
-  if (summary !== null) {
+  if (counts && summary !== null) {
     lines.push(
       "",
       `### ${summary.chart.title}`,

@@ -1,10 +1,12 @@
 // The watch's look at the site itself (SITE_URL), as a visitor reaches it: its certificate (read
 // with Node's tls, whatever its state), then its page, which must answer 200 and send sign-ups to
 // the project the watch reads (the page's Content-Security-Policy names that origin in `connect-src`,
-// and the form's directive carries it). Each failure is an OwnerCommandError with a title.
+// and the form's directive carries it); and, for the deploy, what its host must do beyond that
+// (checkHosting). Each failure is an OwnerCommandError with a title.
 import { get as httpGet, type IncomingMessage } from "node:http";
 import { get as httpsGet } from "node:https";
 import { connect, type PeerCertificate } from "node:tls";
+import { headersFor, type HeaderRule } from "../static-host/headers-file.ts";
 import { OwnerCommandError } from "./failures.ts";
 
 /** Fewer days than this left on the certificate: a warning, time to see why it is not renewed. */
@@ -88,6 +90,71 @@ export async function checkSite(
   return { url: siteUrl, status, certificate, warnings };
 }
 
+/** A path no site has, so that the host's answer for an unknown path shows. */
+export const UNKNOWN_PATH = "/deploy-check-no-such-page";
+
+/**
+ * What a static host must do beyond serving the page (the deploy's checks, tools/deploy/checks.ts):
+ * send every header `rules` (public/_headers) gives `/`; answer a path the site does not have with
+ * 404 and the site's own 404 page, not the home page of a single-page fallback; serve a file of
+ * `/_astro/` (named after its content) with the caching `rules` give it. Every failure is told, not
+ * only the first: one OwnerCommandError a problem.
+ */
+export async function checkHosting(
+  siteUrl: string,
+  rules: HeaderRule[],
+  { ca }: { ca?: string } = {},
+): Promise<OwnerCommandError[]> {
+  const at = (path: string) => fetchPage(new URL(path, siteUrl), ca);
+  const [home, unknown, notFound] = await Promise.all([at("/"), at(UNKNOWN_PATH), at("/404.html")]);
+  const problems = missingHeaders(home, headersFor(rules, "/"), `${siteUrl} (/)`);
+  if (unknown.status !== 404 || notFound.status !== 200 || unknown.body !== notFound.body) {
+    const fallback = unknown.status === 200 && unknown.body === home.body;
+    problems.push(
+      new OwnerCommandError(
+        `The site at ${siteUrl} answered ${unknown.status} for ${UNKNOWN_PATH}, a page it does not have, ` +
+          (fallback
+            ? "with the home page: the host serves index.html for every path (a single-page fallback)"
+            : "not with the site's 404 page and status 404") +
+          ". A mistyped link then looks like a page that exists, and search engines index every wrong address. " +
+          "Upload 404.html with the rest of the build (it is in dist/), or set the host's not-found page to it with status 404.",
+        "Unknown paths not answered 404",
+      ),
+    );
+  }
+  const asset = /["'(](\/_astro\/[^"'()\s?#]+)/.exec(home.body)?.[1];
+  if (asset)
+    problems.push(...missingHeaders(await at(asset), headersFor(rules, asset), `${siteUrl} (${asset})`));
+  return problems;
+}
+
+/** One failure for each header of `wanted` that `page` does not send with the same value. */
+function missingHeaders(page: Page, wanted: Record<string, string>, where: string): OwnerCommandError[] {
+  return Object.entries(wanted)
+    .filter(([name, value]) => String(page.headers[name] ?? "").trim() !== value.trim())
+    .map(([name, value]) => {
+      const sent = page.headers[name];
+      return new OwnerCommandError(
+        `The site at ${where} ${sent === undefined ? "does not send" : `sends another value of`} ${name} ` +
+          `(public/_headers: "${value}"${sent === undefined ? "" : `; sent: "${sent}"`}): ${WHY[name] ?? "browsers lose what it asks of them"}. ` +
+          "The host did not apply _headers: upload dist/ whole (_headers included), or set the header in the host's settings (README: Deploy).",
+        "Header missing",
+      );
+    });
+}
+
+/** Why each header of public/_headers matters, for the message that it is missing. */
+const WHY: Record<string, string> = {
+  "content-security-policy": "another site could frame the page and trick visitors into clicking through it",
+  "x-frame-options": "older browsers would let another site frame the page",
+  "x-content-type-options": "browsers may run a file as a type it is not",
+  "referrer-policy": "the page's full address would reach every site it links to",
+  "permissions-policy": "the page would be allowed features it never uses, should a script be injected",
+  "cross-origin-opener-policy": "a window the page opens could reach back into it",
+  "cache-control":
+    "visitors would download the site's scripts and styles again on every visit, or keep stale ones",
+};
+
 /** `2026-12-03` */
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -113,12 +180,15 @@ function readCertificate(url: URL, ca: string | undefined): Promise<{ validTo: D
   });
 }
 
+/** How the site answered one request, after redirects. */
+interface Page {
+  status: number;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
 /** The page, following up to 5 redirects (http → https, a trailing slash). */
-async function fetchPage(
-  url: URL,
-  ca: string | undefined,
-  redirects = 5,
-): Promise<{ status: number; body: string }> {
+async function fetchPage(url: URL, ca: string | undefined, redirects = 5): Promise<Page> {
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const get = url.protocol === "https:" ? httpsGet : httpGet;
     const request = get(url, { ca: ca === undefined ? undefined : [ca], timeout: TIMEOUT_MS }, resolve);
@@ -133,7 +203,7 @@ async function fetchPage(
   let body = "";
   response.setEncoding("utf8");
   for await (const chunk of response) body += chunk;
-  return { status: response.statusCode!, body };
+  return { status: response.statusCode!, headers: response.headers, body };
 }
 
 function unreachable(url: URL, error: Error): OwnerCommandError {

@@ -20,6 +20,8 @@ export interface WatchOptions {
   warn?: (title: string, message: string) => void;
   /** A file the report is appended to, as GitHub's GITHUB_STEP_SUMMARY: the run's summary page. */
   summaryFile?: string;
+  /** Whether the report shows the counts and the chart (a public repository's runs are anyone's to read). */
+  counts?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface WatchOptions {
  */
 export async function watch(
   context: VerbContext,
-  { url, checkPage, checkSite, warn = () => {}, summaryFile }: WatchOptions,
+  { url, checkPage, checkSite, warn = () => {}, summaryFile, counts = true }: WatchOptions,
 ): Promise<void> {
   const [read, page, site] = await Promise.allSettled([
     readSummary(context),
@@ -52,7 +54,7 @@ export async function watch(
   if (read.status === "rejected") throw read.reason;
   if (page.status === "rejected") throw page.reason;
   const siteReport = site.status === "fulfilled" ? site.value : { failure: oneLine(site.reason) };
-  const report = watchMarkdown(read.value, page.value, siteReport, context.now, context.zone);
+  const report = watchMarkdown(read.value, page.value, siteReport, context.now, context.zone, { counts });
   context.stdout.write(report);
   if (summaryFile) appendFileSync(summaryFile, report);
   if (site.status === "rejected") throw site.reason;
