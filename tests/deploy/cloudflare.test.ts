@@ -2,9 +2,11 @@
 // Cloudflare's API (stand-ins/cloudflare-api.ts; the API is the one part faked, as it cannot be
 // had offline), and what it uploaded served by wrangler's own local server (workerd), asked over
 // plain HTTP. The scenarios run in order, each deploy on the state the one before left.
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPinned } from "../../tools/npx.ts";
 import { cloudflare } from "../../tools/deploy/hosts/cloudflare.ts";
@@ -21,6 +23,7 @@ const settings = {
   CLOUDFLARE_WORKER_NAME: "future-awaits",
 };
 const ADDRESS = "https://future-awaits.owner.workers.dev";
+const run = promisify(execFile);
 
 let api: CloudflareApi;
 let home: string;
@@ -123,10 +126,16 @@ describe("Cloudflare, with wrangler against a stand-in of its API", () => {
     await expect(cloudflare.address(settings, closed)).rejects.toThrow(/Cloudflare's API did not answer/);
   });
 
-  it("names the previous version's command: wrangler rollback", () => {
-    expect(cloudflare.rollback(settings)).toBe(
+  it("names the command that makes the version before live again, which does", async () => {
+    const [older, newer] = api.versions.slice(-2);
+    expect(api.live()).toBe(newer);
+    const command = cloudflare.rollback(settings);
+    expect(command).toBe(
       `CLOUDFLARE_ACCOUNT_ID=${ACCOUNT_ID} npx --yes ${cloudflare.cli} rollback --name future-awaits`,
     );
+    // Not spawnSync: the stand-in answers from this process. Without a terminal, wrangler takes its prompts' defaults.
+    await run("sh", ["-c", command], { env: { ...env, CLOUDFLARE_API_TOKEN: API_TOKEN } });
+    expect(api.live()).toBe(older);
   });
 });
 

@@ -183,6 +183,22 @@ export async function startCloudflareApi(): Promise<CloudflareApi> {
 
       if (request.method === "PATCH" && worker?.[2] === "/script-settings") return ok({});
 
+      // What `wrangler rollback` shows of the version it makes live again.
+      const shown = worker?.[2]?.match(/^\/versions\/([^/]+)$/);
+      const index = shown ? versions.findIndex((version) => version.id === shown[1]) : -1;
+      if (request.method === "GET" && index >= 0)
+        return ok({
+          id: versions[index]!.id,
+          number: index + 1,
+          metadata: {
+            created_on: new Date().toISOString(),
+            source: "wrangler",
+            author_email: "owner@example.com",
+          },
+          annotations: {},
+          resources: { script: { handlers: [] }, bindings: [] },
+        });
+
       // workers.dev: the Worker's own switch, read (GET …/workers/workers/<name>), and turned on
       // (POST …/scripts/<name>/subdomain) at its first deploy.
       if (request.method === "GET" && rest!.startsWith("/workers/workers/") && !worker?.[2])

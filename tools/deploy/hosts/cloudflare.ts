@@ -6,7 +6,8 @@
 //
 // `wrangler deploy` first asks which files the host lacks (their content hashes), uploads only
 // those, and only then creates the version and makes it live: a failure before that leaves the
-// previous version live (wrangler-dist/cli.js, syncAssets, then the Worker's PUT).
+// previous version live (wrangler@4.168.0, wrangler-dist/cli.js: syncAssets, line 61715, before
+// the version's upload, line 70367, and its deployment).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -67,24 +68,23 @@ export function workerConfig(dist: string, name: string): object {
   };
 }
 
-/** Runs wrangler with `args`, from a folder holding the Worker's configuration: what it wrote, and that folder's output file. */
-async function wrangler(
-  args: string[],
-  dist: string,
-  settings: Record<string, string>,
-  env: NodeJS.ProcessEnv,
-) {
+/**
+ * `wrangler deploy` of `dist`, from a folder of its own holding the Worker's configuration: what
+ * it printed, and the output file it writes for programs (one JSON line per step).
+ */
+async function wranglerDeploy(dist: string, settings: Record<string, string>, env: NodeJS.ProcessEnv) {
   const folder = mkdtempSync(join(tmpdir(), "deploy-cloudflare-"));
   try {
-    writeFileSync(join(folder, "wrangler.json"), JSON.stringify(workerConfig(dist, settings[WORKER.name]!)));
+    const config = join(folder, "wrangler.json");
+    writeFileSync(config, JSON.stringify(workerConfig(dist, settings[WORKER.name]!)));
     const output = join(folder, "output.json");
-    const run = await runPinned(WRANGLER, [...args, "--config", join(folder, "wrangler.json")], {
+    const run = await runPinned(WRANGLER, ["deploy", "--config", config], {
       cwd: folder,
       env: {
         ...env,
         [TOKEN.name]: settings[TOKEN.name],
         [ACCOUNT.name]: settings[ACCOUNT.name],
-        // Its telemetry off, its documented way; what it did, one JSON line per command, for us to read.
+        // Its telemetry off (wrangler-dist/cli.js, line 10009); its output file, for us to read.
         WRANGLER_SEND_METRICS: "false",
         WRANGLER_OUTPUT_FILE_PATH: output,
       },
@@ -149,7 +149,7 @@ export const cloudflare: Host = {
   },
 
   async upload(dist, settings, env) {
-    const { run, written } = await wrangler(["deploy"], dist, settings, env);
+    const { run, written } = await wranglerDeploy(dist, settings, env);
     const deploy = written
       .split("\n")
       .filter(Boolean)

@@ -93,7 +93,7 @@ export const netlify: Host = {
         ["deploy", "--dir", resolve(dist), "--prod", "--site", settings[SITE.name]!, "--no-build", "--json"],
         {
           cwd: folder,
-          // CI: no prompt, and no telemetry (netlify-cli sends none in CI, its documented way).
+          // CI: no prompt, and no telemetry (dist/utils/telemetry/telemetry.js, track: none in CI).
           env: { ...env, [TOKEN.name]: settings[TOKEN.name], CI: "true" },
         },
       );

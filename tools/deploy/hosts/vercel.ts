@@ -3,11 +3,12 @@
 // does not read `_headers`: its rules become the configuration's routes, made from the build's
 // `_headers` at each deploy, and unknown paths get `404.html` with status 404 by the last route.
 //
-// `vercel deploy` lists every file's SHA-1 and uploads those Vercel says it lacks
-// (`missing_files`), and the deployment is made, and aliased to the production address, only once
-// every file is in: a failed upload leaves the production deployment as it was. `vercel rollback`
-// makes an older deployment production again.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// `vercel deploy` lists every file's SHA-1; Vercel refuses the deployment while it lacks any
+// (`missing_files`), the CLI uploads those alone and asks again, and stops at a failed upload
+// (vercel@58.10.0, dist/chunks/chunk-IBIZT5M4.js, lines 47356-47400): the deployment is made, and
+// aliased to the production address, only once every file is in, so a failed upload leaves the
+// production deployment as it was. `vercel rollback` makes an older deployment production again.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runPinned } from "../../npx.ts";
@@ -45,7 +46,7 @@ const PROJECT: Setting = {
 const apiUrl = (env: NodeJS.ProcessEnv) => env.VERCEL_API_URL ?? "https://api.vercel.com";
 
 /** The Build Output API's configuration for the build: `_headers`' rules, then the files, then 404.html with 404. */
-export function buildOutputConfig(headersFile: string): object {
+function buildOutputConfig(headersFile: string): object {
   return {
     version: 3,
     routes: [
@@ -120,7 +121,6 @@ export const vercel: Host = {
         recursive: true,
         filter: (source) => !source.endsWith("/_headers"),
       });
-      mkdirSync(output, { recursive: true });
       writeFileSync(
         join(output, "config.json"),
         JSON.stringify(buildOutputConfig(readFileSync(join(dist, "_headers"), "utf8")), null, 2),
