@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPinned } from "../../tools/npx.ts";
 import { cloudflare } from "../../tools/deploy/hosts/cloudflare.ts";
 import { useTestEnvironment } from "../test-environment.ts";
-import { changedCopy, filesOf } from "./files.ts";
+import { changedCopy, filesOf, twoNewFiles } from "./files.ts";
 import { servedSiteProblems } from "./served-site.ts";
 import { ACCOUNT_ID, API_TOKEN, startCloudflareApi, type CloudflareApi } from "./stand-ins/cloudflare-api.ts";
 import { startWranglerDev } from "./wrangler-dev.ts";
@@ -92,10 +92,7 @@ describe("Cloudflare, with wrangler against a stand-in of its API", () => {
 
   it("an upload failing half-way leaves the version live before, and names what to do", async () => {
     const before = api.live()!;
-    const changed = changedCopy(dist, home, (folder) => {
-      writeFileSync(join(folder, "changed.txt"), "a new file\n");
-      writeFileSync(join(folder, "also-changed.txt"), "another\n");
-    });
+    const changed = changedCopy(dist, home, twoNewFiles);
     api.failUploadsAfter(1);
     try {
       const failure = cloudflare.upload(changed, settings, env);

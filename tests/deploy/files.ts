@@ -1,6 +1,6 @@
 // The builds the hosts' tests upload: the run's build as a host names its files, and changed
 // copies of it (a file more, a file less) in a test's own folder.
-import { cpSync, readdirSync, statSync } from "node:fs";
+import { cpSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The files of a build as a host names them: `/` and the path from the build's folder, sorted. */
@@ -17,4 +17,10 @@ export function changedCopy(build: string, parent: string, change: (folder: stri
   cpSync(build, folder, { recursive: true });
   change(folder);
   return folder;
+}
+
+/** A change for changedCopy: two files the host has never had, for an upload that fails between them. */
+export function twoNewFiles(folder: string): void {
+  writeFileSync(join(folder, "changed.txt"), "a new file\n");
+  writeFileSync(join(folder, "also-changed.txt"), "another\n");
 }

@@ -2,7 +2,7 @@
 // Netlify's API (stand-ins/netlify-api.ts; the API is the one part faked, as it cannot be had
 // offline). The scenarios run in order, each deploy on the state the one before left.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -11,7 +11,7 @@ import { runPinned } from "../../tools/npx.ts";
 import { netlify } from "../../tools/deploy/hosts/netlify.ts";
 import { parseHeadersFile } from "../../tools/static-host/headers-file.ts";
 import { useTestEnvironment } from "../test-environment.ts";
-import { changedCopy, filesOf } from "./files.ts";
+import { changedCopy, filesOf, twoNewFiles } from "./files.ts";
 import { AUTH_TOKEN, SITE_ID, startNetlifyApi, type NetlifyApi } from "./stand-ins/netlify-api.ts";
 
 const { dist } = useTestEnvironment();
@@ -80,10 +80,7 @@ describe("Netlify, with netlify-cli against a stand-in of its API", () => {
 
   it("an upload failing half-way leaves the deploy published before, and names what to do", async () => {
     const before = api.published()!;
-    const changed = changedCopy(dist, home, (folder) => {
-      writeFileSync(join(folder, "changed.txt"), "a new file\n");
-      writeFileSync(join(folder, "also-changed.txt"), "another\n");
-    });
+    const changed = changedCopy(dist, home, twoNewFiles);
     api.failUploadsAfter(1);
     try {
       await expect(netlify.upload(changed, settings, env)).rejects.toThrow(

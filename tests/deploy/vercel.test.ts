@@ -3,7 +3,7 @@
 // (stand-ins/vercel-api.ts; the API is the one part faked, as it cannot be had offline). Vercel
 // has no local server for a prebuilt output, so what it would serve is read from the
 // configuration uploaded. The scenarios run in order, each deploy on the state the one before left.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { runPinned } from "../../tools/npx.ts";
 import { vercel } from "../../tools/deploy/hosts/vercel.ts";
 import { parseHeadersFile } from "../../tools/static-host/headers-file.ts";
 import { useTestEnvironment } from "../test-environment.ts";
-import { changedCopy, filesOf } from "./files.ts";
+import { changedCopy, filesOf, twoNewFiles } from "./files.ts";
 import { PROJECT_ID, startVercelApi, TEAM_ID, TOKEN, type VercelApi } from "./stand-ins/vercel-api.ts";
 
 const { dist } = useTestEnvironment();
@@ -92,10 +92,7 @@ describe("Vercel, with the vercel CLI against a stand-in of its API", () => {
   it("an upload failing half-way leaves the production deployment before, and names what to do", async () => {
     const before = api.production()!;
     const uploaded = api.uploads.length;
-    const changed = changedCopy(dist, home, (folder) => {
-      writeFileSync(join(folder, "changed.txt"), "a new file\n");
-      writeFileSync(join(folder, "also-changed.txt"), "another\n");
-    });
+    const changed = changedCopy(dist, home, twoNewFiles);
     api.failUploadsAfter(1);
     try {
       await expect(vercel.upload(changed, settings, env)).rejects.toThrow(

@@ -79,3 +79,23 @@ export function formData(request: Request): Promise<FormData> {
     headers: { "content-type": String(request.headers["content-type"]) },
   }).formData();
 }
+
+/**
+ * How a stand-in fails half-way, as a test asks: it accepts the next `count` file uploads, then
+ * refuses each (`failAfter(undefined)`: accepts all again).
+ */
+export function uploadGate() {
+  let accepted = 0;
+  let upTo = Infinity;
+  return {
+    /** Whether to accept this upload. */
+    accepts(): boolean {
+      if (accepted >= upTo) return false;
+      accepted += 1;
+      return true;
+    },
+    failAfter(count: number | undefined): void {
+      upTo = count === undefined ? Infinity : accepted + count;
+    },
+  };
+}

@@ -13,7 +13,7 @@
 // What it keeps is Cloudflare's model: files by content hash, a version of the Worker made by
 // its upload (the files' manifest, `_headers` in the assets' configuration), and the live one.
 import { randomUUID } from "node:crypto";
-import { formData, startApiServer, type Answer, type ApiServer } from "./api-server.ts";
+import { formData, startApiServer, uploadGate, type Answer, type ApiServer } from "./api-server.ts";
 
 export interface WorkerVersion {
   id: string;
@@ -86,9 +86,8 @@ export async function startCloudflareApi(): Promise<CloudflareApi> {
     return deployment;
   };
   const liveId = () => (deployments.at(-1)?.versions[0] as { version_id: string } | undefined)?.version_id;
-  let accepted = 0;
   let workersDev = false;
-  let acceptUpTo = Infinity;
+  const gate = uploadGate();
 
   const api: CloudflareApi = Object.assign(
     await startApiServer(async (request) => {
@@ -141,10 +140,9 @@ export async function startCloudflareApi(): Promise<CloudflareApi> {
       if (request.method === "POST" && upload) {
         const session = sessions.get(request.token ?? "");
         if (!session) return error(401, 10000, "Authentication error: not an upload session's token");
-        if (accepted >= acceptUpTo)
+        if (!gate.accepts())
           // Retry-After: 0 lets wrangler retry at once (it retries five times) instead of waiting 31 s.
           return error(500, 10013, "An unknown error has occurred", { "retry-after": "0" });
-        accepted += 1;
         for (const [hash, value] of (await formData(request)).entries()) {
           contents.set(hash, Buffer.from(await (value as File).text(), "base64"));
           session.missing.delete(hash);
@@ -214,9 +212,7 @@ export async function startCloudflareApi(): Promise<CloudflareApi> {
       versions,
       live: () => versions.find((version) => version.id === liveId()),
       content: (hash: string) => contents.get(hash)!,
-      failUploadsAfter: (count: number | undefined) => {
-        acceptUpTo = count === undefined ? Infinity : accepted + count;
-      },
+      failUploadsAfter: gate.failAfter,
     },
   );
   return api;

@@ -13,7 +13,7 @@
 // goes live only once every file it lacked is in, and the site's published deploy.
 import { createHash, randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { startApiServer, type Answer, type ApiServer } from "./api-server.ts";
+import { startApiServer, uploadGate, type Answer, type ApiServer } from "./api-server.ts";
 
 export interface NetlifyDeploy {
   id: string;
@@ -48,8 +48,7 @@ export async function startNetlifyApi(): Promise<NetlifyApi> {
   const uploads: NetlifyApi["uploads"] = [];
   const deploys: NetlifyDeploy[] = [];
   let publishedId: string | undefined;
-  let accepted = 0;
-  let acceptUpTo = Infinity;
+  const gate = uploadGate();
 
   const site = () => ({
     id: SITE_ID,
@@ -125,9 +124,7 @@ export async function startNetlifyApi(): Promise<NetlifyApi> {
       const upload = path.match(/^\/deploys\/([^/]+)\/files(\/.*)$/);
       const uploadingTo = upload && deploys.find((candidate) => candidate.id === upload[1]);
       if (request.method === "PUT" && uploadingTo) {
-        if (accepted >= acceptUpTo)
-          return json(422, { code: 422, message: "The stand-in refuses this upload." });
-        accepted += 1;
+        if (!gate.accepts()) return json(422, { code: 422, message: "The stand-in refuses this upload." });
         // Listed without the leading slash, uploaded under it.
         const file = decodeURI(upload[2]!).slice(1);
         const sha = createHash("sha1").update(request.body).digest("hex");
@@ -146,9 +143,7 @@ export async function startNetlifyApi(): Promise<NetlifyApi> {
       deploys,
       published: () => deploys.find((deploy) => deploy.id === publishedId),
       content: (sha: string) => contents.get(sha)!,
-      failUploadsAfter: (count: number | undefined) => {
-        acceptUpTo = count === undefined ? Infinity : accepted + count;
-      },
+      failUploadsAfter: gate.failAfter,
     },
   );
   api.env = {

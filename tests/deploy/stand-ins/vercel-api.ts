@@ -11,7 +11,7 @@
 // lists is in (else `missing_files`, which the CLI uploads and asks again), and the project's
 // production deployment.
 import { createHash, randomUUID } from "node:crypto";
-import { startApiServer, type Answer, type ApiServer } from "./api-server.ts";
+import { startApiServer, uploadGate, type Answer, type ApiServer } from "./api-server.ts";
 
 export interface VercelDeployment {
   id: string;
@@ -44,8 +44,7 @@ export async function startVercelApi(): Promise<VercelApi> {
   const uploads: string[] = [];
   const deployments: VercelDeployment[] = [];
   let productionId: string | undefined;
-  let accepted = 0;
-  let acceptUpTo = Infinity;
+  const gate = uploadGate();
 
   const project = () => ({
     id: PROJECT_ID,
@@ -84,8 +83,7 @@ export async function startVercelApi(): Promise<VercelApi> {
           : error(404, "not_found", "Project not found");
 
       if (request.method === "POST" && /^\/v\d+\/files$/.test(path)) {
-        if (accepted >= acceptUpTo) return error(400, "upload_refused", "The stand-in refuses this upload.");
-        accepted += 1;
+        if (!gate.accepts()) return error(400, "upload_refused", "The stand-in refuses this upload.");
         const sha = createHash("sha1").update(request.body).digest("hex");
         if (sha !== request.headers["x-now-digest"] && sha !== request.headers["x-vercel-digest"])
           return error(400, "digest_mismatch", "The file is not the digest named");
@@ -117,9 +115,7 @@ export async function startVercelApi(): Promise<VercelApi> {
       deployments,
       production: () => deployments.find((deployment) => deployment.id === productionId),
       content: (sha: string) => contents.get(sha)!,
-      failUploadsAfter: (count: number | undefined) => {
-        acceptUpTo = count === undefined ? Infinity : accepted + count;
-      },
+      failUploadsAfter: gate.failAfter,
     },
   );
 }
