@@ -30,18 +30,16 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 /** Serves `folder` as the deployed Worker would, on a free port of its own, until stopped. */
 export async function startWranglerDev(folder: string): Promise<LocalWorker> {
   const home = mkdtempSync(join(tmpdir(), "wrangler-dev-"));
-  writeFileSync(join(home, "wrangler.json"), JSON.stringify(workerConfig(folder, "future-awaits")));
+  const config = join(home, "wrangler.json");
+  writeFileSync(config, JSON.stringify(workerConfig(folder, "future-awaits")));
   const [port, inspector] = (await findFreePorts(2)) as [number, number];
   const child = spawnPinned(
     WRANGLER,
-    ["dev", "--config", join(home, "wrangler.json"), "--ip", "127.0.0.1", "--port", String(port)]
-      .concat([
-        "--inspector-port",
-        String(inspector),
-        "--show-interactive-dev-session=false",
-        "--live-reload=false",
-      ])
-      .concat(["--persist-to", join(home, "state")]),
+    [
+      ...["dev", "--config", config, "--ip", "127.0.0.1", "--port", String(port)],
+      ...["--inspector-port", String(inspector), "--persist-to", join(home, "state")],
+      ...["--show-interactive-dev-session=false", "--live-reload=false"],
+    ],
     {
       cwd: home,
       stdio: ["ignore", "pipe", "pipe"],
