@@ -75,10 +75,17 @@ export function spawnPinned(
     cwd = process.cwd(),
     env = process.env,
     stdio = "pipe",
-  }: { cwd?: string; env?: NodeJS.ProcessEnv; stdio?: StdioOptions } = {},
+    detached = false,
+  }: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    stdio?: StdioOptions;
+    /** In a process group of its own (POSIX), which the caller stops whole: npx leaves the tool's own children when stopped alone. */
+    detached?: boolean;
+  } = {},
 ): ChildProcess {
   const run = npx(["--yes", pkg, ...args]);
-  return spawn(run.command, run.args, { cwd, env: toolEnv(env), shell: run.shell, stdio });
+  return spawn(run.command, run.args, { cwd, env: toolEnv(env), shell: run.shell, stdio, detached });
 }
 
 /** Runs `pkg` with `args` to its end without blocking: its status and what it wrote (each line also to `echo`, if given). */

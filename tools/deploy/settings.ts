@@ -19,6 +19,8 @@ export interface Setting {
   secret: boolean;
   /** Where the owner finds it: the dashboard's page and field. */
   where: string;
+  /** The value taken when none is given (never asked for then): a name the owner may keep. */
+  default?: string;
   /** Why a value is refused, or null: checked on every value, whether given or typed. */
   refuse?: (value: string) => string | null;
 }
@@ -62,7 +64,7 @@ export async function resolveSettings(
   const problems: string[] = [];
   const asked: Record<string, string> = {};
   for (const setting of wanted) {
-    let value: string | undefined = given[setting.name];
+    let value: string | undefined = given[setting.name] ?? setting.default;
     let refused = value === undefined ? null : (setting.refuse?.(value) ?? null);
     while (asker && (value === undefined || refused)) {
       if (refused) console.error(`  ${setting.name}: ${refused}`);

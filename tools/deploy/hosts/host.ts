@@ -8,6 +8,8 @@ import type { Setting } from "../settings.ts";
 export interface Upload {
   /** The address the new version answers at (the site's own address once it is live). */
   url: string;
+  /** The host's id of the version live before this upload, where its rollback names one (Netlify's deploy). */
+  previous?: string;
 }
 
 export interface Host {
@@ -25,6 +27,6 @@ export interface Host {
    * the tests). Fails with an OwnerFailure naming what to do.
    */
   upload(dist: string, settings: Record<string, string>, env: NodeJS.ProcessEnv): Promise<Upload>;
-  /** The host's own command that makes the previous version live again. */
-  rollback(settings: Record<string, string>): string;
+  /** The host's own command that makes the version live before `upload` live again. */
+  rollback(settings: Record<string, string>, upload?: Upload): string;
 }
