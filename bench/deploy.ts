@@ -45,10 +45,13 @@ let api: Promise<URL> | undefined;
 const apiProxy = createServer(async (req, res) => {
   api ??= project.startApi().then((started) => new URL(started.url));
   const { hostname, port } = await api;
-  const forward = request({ hostname, port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode!, answer.headers);
-    answer.pipe(res);
-  });
+  const forward = request(
+    { hostname, port, path: req.url, method: req.method, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    },
+  );
   req.pipe(forward);
 });
 await new Promise<void>((listening) => apiProxy.listen(0, "127.0.0.1", listening));
@@ -127,12 +130,21 @@ try {
       ],
     ),
   );
-  console.log(`\nfirst deploy: ${verdict(first.status === 0 && first.seconds <= TARGETS.first, `≤ ${TARGETS.first} s`)}`);
-  console.log(`again:        ${verdict(again.status === 0 && again.seconds <= TARGETS.again, `≤ ${TARGETS.again} s`)}`);
+  console.log(
+    `\nfirst deploy: ${verdict(first.status === 0 && first.seconds <= TARGETS.first, `≤ ${TARGETS.first} s`)}`,
+  );
+  console.log(
+    `again:        ${verdict(again.status === 0 && again.seconds <= TARGETS.again, `≤ ${TARGETS.again} s`)}`,
+  );
   await writeResults("deploy", {
     targets: TARGETS,
     first: { status: first.status, seconds: first.seconds, steps: first.steps, filesUploaded: uploadsFirst },
-    again: { status: again.status, seconds: again.seconds, steps: again.steps, filesUploaded: cloudflare.uploads.length - uploadsFirst },
+    again: {
+      status: again.status,
+      seconds: again.seconds,
+      steps: again.steps,
+      filesUploaded: cloudflare.uploads.length - uploadsFirst,
+    },
   });
 } finally {
   await new Promise((closed) => site.close(closed));

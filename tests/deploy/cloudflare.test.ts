@@ -10,9 +10,10 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPinned } from "../../tools/npx.ts";
 import { cloudflare } from "../../tools/deploy/hosts/cloudflare.ts";
+import { checkHosting } from "../../tools/sign-ups/site.ts";
+import { parseHeadersFile } from "../../tools/static-host/headers-file.ts";
 import { useTestEnvironment } from "../test-environment.ts";
 import { changedCopy, filesOf, twoNewFiles } from "./files.ts";
-import { servedSiteProblems } from "./served-site.ts";
 import { ACCOUNT_ID, API_TOKEN, startCloudflareApi, type CloudflareApi } from "./stand-ins/cloudflare-api.ts";
 import { startWranglerDev } from "./wrangler-dev.ts";
 
@@ -136,40 +137,50 @@ describe("Cloudflare, with wrangler against a stand-in of its API", () => {
   });
 });
 
-describe("what Cloudflare serves, in wrangler's own local server", () => {
-  it("serves the uploaded version as promised: headers, 404.html with 404, /_astro/ immutable", async () => {
-    const worker = await startWranglerDev(liveFiles());
+describe("what Cloudflare serves, in wrangler's own local server, as the deploy's checks see it", () => {
+  // The promise the checks hold a host to (tools/sign-ups/site.ts's checkHosting, which the
+  // deploy runs on the live site): public/_headers, whatever the folder served holds.
+  const rules = parseHeadersFile(readFileSync(new URL("../../public/_headers", import.meta.url), "utf8"));
+  const problemsAt = async (folder: string, notFound?: "single-page-application") => {
+    const worker = await startWranglerDev(folder, notFound);
     try {
-      expect(await servedSiteProblems(worker.url, dist)).toEqual([]);
+      return (await checkHosting(worker.url, rules)).map(({ title, message }) => `${title}: ${message}`);
     } finally {
       await worker.stop();
     }
+  };
+
+  it("serves the uploaded version as promised: headers, 404.html with 404, /_astro/ immutable", async () => {
+    expect(await problemsAt(liveFiles())).toEqual([]);
   });
 
   it.each([
     {
+      fixture: "a single-page fallback (index.html for every path)",
+      folder: () => liveFiles(),
+      notFound: "single-page-application" as const,
+      problem:
+        /^Unknown paths not answered 404: .*answered 200 .*with the home page: the host serves index\.html for every path/,
+    },
+    {
       fixture: "a build without 404.html",
-      change: (folder: string) => rmSync(join(folder, "404.html")),
-      problem: /^\/no-such-page: /,
+      folder: () => changedCopy(dist, home, (folder) => rmSync(join(folder, "404.html"))),
+      problem: /^Unknown paths not answered 404: /,
     },
     {
       fixture: "a _headers without X-Frame-Options",
-      change: (folder: string) => {
-        const headers = readFileSync(join(folder, "_headers"), "utf8");
-        writeFileSync(join(folder, "_headers"), headers.replace(/^\s*X-Frame-Options:.*\n/m, ""));
-      },
-      problem: /^\/: x-frame-options is null/,
+      folder: () =>
+        changedCopy(dist, home, (folder) => {
+          const headers = readFileSync(join(folder, "_headers"), "utf8");
+          writeFileSync(join(folder, "_headers"), headers.replace(/^\s*X-Frame-Options:.*\n/m, ""));
+        }),
+      problem: /^Header missing: .*\(\/\) does not send x-frame-options/,
     },
-  ])("fails the checks for $fixture", async ({ change, problem }) => {
-    const worker = await startWranglerDev(changedCopy(dist, home, change));
-    try {
-      const problems = await servedSiteProblems(worker.url, dist);
-      expect(
-        problems.some((line) => problem.test(line)),
-        problems.join("\n"),
-      ).toBe(true);
-    } finally {
-      await worker.stop();
-    }
+  ])("fails the checks for $fixture", async ({ folder, notFound, problem }) => {
+    const problems = await problemsAt(folder(), notFound);
+    expect(
+      problems.some((line) => problem.test(line)),
+      problems.join("\n"),
+    ).toBe(true);
   });
 });

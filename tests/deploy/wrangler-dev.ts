@@ -27,11 +27,19 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Serves `folder` as the deployed Worker would, on a free port of its own, until stopped. */
-export async function startWranglerDev(folder: string): Promise<LocalWorker> {
+/**
+ * Serves `folder` as the deployed Worker would, on a free port of its own, until stopped;
+ * `notFound` changes what it answers for a path it lacks (the fixtures' single-page fallback).
+ */
+export async function startWranglerDev(
+  folder: string,
+  notFound: "404-page" | "single-page-application" = "404-page",
+): Promise<LocalWorker> {
   const home = mkdtempSync(join(tmpdir(), "wrangler-dev-"));
   const config = join(home, "wrangler.json");
-  writeFileSync(config, JSON.stringify(workerConfig(folder, "future-awaits")));
+  const worker = workerConfig(folder, "future-awaits") as { assets: { not_found_handling: string } };
+  worker.assets.not_found_handling = notFound;
+  writeFileSync(config, JSON.stringify(worker));
   const [port, inspector] = (await findFreePorts(2)) as [number, number];
   const child = spawnPinned(
     WRANGLER,

@@ -152,7 +152,7 @@ async function deploy(host: Host | null, yes: boolean, asker: typeof terminal | 
   const verdict = await step(`The live site at ${siteUrl}`, () =>
     checkLive(ROOT, { siteUrl, supabaseUrl, publishableKey, dbUrl }, env),
   );
-  process.stdout.write(`\n${describeVerdict(verdict, host.rollback(settings))}`);
+  process.stdout.write(`\n${describeVerdict(verdict, host.rollback(settings, upload))}`);
   if (verdict.failures.length > 0) process.exit(1);
   process.stdout.write(
     `\nLive: ${siteUrl}${upload.url === siteUrl ? "" : ` (this version: ${upload.url})`}\n`,

@@ -94,7 +94,7 @@ function keep(root: string, values: Record<string, string>): void {
     return;
   }
   const path = join(root, SETTINGS_FILE);
-  const kept = existsSync(path) ? parseEnv(readFileSync(path, "utf8")) : {};
+  const kept = (existsSync(path) ? parseEnv(readFileSync(path, "utf8")) : {}) as Record<string, string>;
   const lines = Object.entries({ ...kept, ...values }).map(([name, value]) => `${name}=${quoted(value)}`);
   writeFileSync(
     path,
