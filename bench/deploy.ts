@@ -130,6 +130,9 @@ try {
       ],
     ),
   );
+  const reuploaded = cloudflare.uploads.slice(uploadsFirst).map(({ path }) => path);
+  if (reuploaded.length > 0)
+    console.log(`\nUploaded again (changed by the new build): ${reuploaded.join(", ")}`);
   console.log(
     `\nfirst deploy: ${verdict(first.status === 0 && first.seconds <= TARGETS.first, `≤ ${TARGETS.first} s`)}`,
   );
@@ -143,7 +146,7 @@ try {
       status: again.status,
       seconds: again.seconds,
       steps: again.steps,
-      filesUploaded: cloudflare.uploads.length - uploadsFirst,
+      uploaded: reuploaded,
     },
   });
 } finally {
