@@ -4,25 +4,25 @@
 // local Supabase as its API, started at the first request, after the migrations, as it reads the
 // tables once where Supabase's reloads them on every change), Cloudflare's API (tests/deploy/stand-ins/cloudflare-api.ts; wrangler
 // is the real one, at the deploy's pin), and the live site served from the version the stand-in
-// holds live (the static host, which reads its `_headers` and `404.html` as Cloudflare does). The
+// holds live (stand-ins/cloudflare-site.ts). The
 // first run applies every migration and uploads every file; the second, with nothing changed,
 // applies nothing and uploads only what the host lacks. Targets: 90 s, then 45 s, most of the
 // first the build. The pinned CLIs are fetched into npm's cache before the clock starts.
 //
 // Prints each step's time and writes them to bench/results/deploy.json. It never fails on them.
 import { spawn } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { LOCAL_PUBLISHABLE_KEY } from "../config/local-supabase.ts";
 import { WRANGLER } from "../tools/deploy/hosts/cloudflare.ts";
 import { runPinned } from "../tools/npx.ts";
-import { createStaticHost } from "../tools/static-host/static-host.ts";
 import { SUPABASE_CLI } from "../tools/supabase-cli.ts";
 import { newProject } from "../tests/deploy/new-project.ts";
 import { ACCOUNT_ID, API_TOKEN, startCloudflareApi } from "../tests/deploy/stand-ins/cloudflare-api.ts";
+import { serveLiveVersion } from "../tests/deploy/stand-ins/cloudflare-site.ts";
 import { copyProject } from "../tests/support/project-copy.ts";
 import { table, verdict, writeResults } from "./support.ts";
 
@@ -58,24 +58,7 @@ await new Promise<void>((listening) => apiProxy.listen(0, "127.0.0.1", listening
 const cloudflare = await startCloudflareApi();
 const home = join(tmpdir(), `bench-deploy-${process.pid}`);
 
-// The live site: the files of the version the stand-in serves, as uploaded.
-const live = join(home, "live");
-let shown = "";
-const host = createStaticHost({ root: live });
-const site = createServer((req, res) => {
-  const version = cloudflare.live();
-  if (version && version.id !== shown) {
-    rmSync(live, { recursive: true, force: true });
-    for (const [path, hash] of Object.entries(version.manifest)) {
-      mkdirSync(dirname(join(live, path)), { recursive: true });
-      writeFileSync(join(live, path), cloudflare.content(hash));
-    }
-    writeFileSync(join(live, "_headers"), version.config._headers ?? "");
-    shown = version.id;
-  }
-  void host(req, res);
-});
-await new Promise<void>((listening) => site.listen(0, "127.0.0.1", listening));
+const site = await serveLiveVersion(cloudflare);
 
 const env = {
   ...project.cliEnv,
@@ -84,7 +67,7 @@ const env = {
   PUBLIC_SUPABASE_URL: `http://127.0.0.1:${(apiProxy.address() as AddressInfo).port}`,
   PUBLIC_SUPABASE_PUBLISHABLE_KEY: LOCAL_PUBLISHABLE_KEY,
   SUPABASE_DB_PUSH_URL: project.dbUrl,
-  SITE_URL: `http://127.0.0.1:${(site.address() as AddressInfo).port}`,
+  SITE_URL: site.url,
   CLOUDFLARE_API_TOKEN: API_TOKEN,
   CLOUDFLARE_ACCOUNT_ID: ACCOUNT_ID,
   CLOUDFLARE_API_BASE_URL: `${cloudflare.url}/client/v4`,
@@ -150,7 +133,7 @@ try {
     },
   });
 } finally {
-  await new Promise((closed) => site.close(closed));
+  await site.close();
   await new Promise((closed) => apiProxy.close(closed));
   await cloudflare.close();
   await project.close();

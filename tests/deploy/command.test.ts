@@ -15,10 +15,15 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
+import { WRANGLER } from "../../tools/deploy/hosts/cloudflare.ts";
 import { repositoryMigrations } from "../../tools/deploy/migrations.ts";
+import { runPinned } from "../../tools/npx.ts";
 import { freePorts } from "../../tools/processes.ts";
 import { createStaticHost } from "../../tools/static-host/static-host.ts";
 import { copyProject } from "../support/project-copy.ts";
+import { filesOf } from "./files.ts";
+import { ACCOUNT_ID, API_TOKEN, startCloudflareApi, type CloudflareApi } from "./stand-ins/cloudflare-api.ts";
+import { serveLiveVersion, type LiveSite } from "./stand-ins/cloudflare-site.ts";
 import { newProject, PASSWORD, type NewProject } from "./new-project.ts";
 
 let copy: string;
@@ -220,4 +225,92 @@ describe("npm run deploy -- --host none --yes, on a new project", () => {
       }
     });
   });
+});
+
+describe("npm run deploy -- --yes, to Cloudflare (wrangler against a stand-in of its API)", () => {
+  let cloudflare: CloudflareApi;
+  let live: LiveSite;
+  let cloudflareEnv: Record<string, string>;
+  beforeAll(async () => {
+    cloudflare = await startCloudflareApi();
+    live = await serveLiveVersion(cloudflare);
+    cloudflareEnv = {
+      ...settings(),
+      SITE_URL: live.url,
+      CLOUDFLARE_API_TOKEN: API_TOKEN,
+      CLOUDFLARE_ACCOUNT_ID: ACCOUNT_ID,
+      CLOUDFLARE_API_BASE_URL: `${cloudflare.url}/client/v4`,
+      WRANGLER_SEND_METRICS: "false",
+      XDG_CONFIG_HOME: join(copy, ".config"),
+    };
+    // wrangler at the deploy's pin, fetched into npm's cache before the clock of any test starts.
+    await runPinned(WRANGLER, ["--version"]);
+  }, 300_000);
+  afterAll(async () => {
+    await live?.close();
+    await cloudflare?.close();
+  });
+
+  it("uploads nothing when the project step fails", { timeout: 60_000 }, async () => {
+    const { status, output } = await deploy(["--yes"], {
+      ...cloudflareEnv,
+      SUPABASE_DB_PUSH_URL: project.wrongPasswordUrl,
+    });
+    expect(status).toBe(1);
+    expect(output).toMatch(/refused the password/);
+    expect(cloudflare.uploads).toEqual([]);
+    expect(cloudflare.live()).toBeUndefined();
+  });
+
+  it(
+    "uploads every file of the build, checks the live site and prints its address",
+    { timeout: 240_000 },
+    async () => {
+      const { status, output } = await deploy(["--yes"], cloudflareEnv);
+      expect(status, output).toBe(0);
+      expect(new Set(cloudflare.uploads.map(({ path }) => path))).toEqual(
+        new Set(filesOf(join(copy, "dist")).filter((path) => path !== "/_headers")),
+      );
+      expect(cloudflare.live()!.config._headers).toBe(readFileSync(join(copy, "dist", "_headers"), "utf8"));
+      expect(output).toMatch(/✓ the host sends public\/_headers/);
+      expect(output).toContain(`Live: ${live.url}`);
+      expect(output).not.toContain(API_TOKEN);
+    },
+  );
+
+  it(
+    "run again with nothing changed, applies nothing and uploads only what the host lacks",
+    { timeout: 240_000 },
+    async () => {
+      const before = cloudflare.uploads.length;
+      const live1 = cloudflare.live()!.id;
+      const { status, output } = await deploy(["--yes"], cloudflareEnv);
+      expect(status, output).toBe(0);
+      expect(output).toContain("It has every migration of the repository.");
+      const again = cloudflare.uploads.slice(before).map(({ path }) => path);
+      // The calendar event carries the time it was built (its DTSTAMP): the one file a new build changes.
+      expect(again).toEqual(["/launch.ics"]);
+      expect(cloudflare.live()!.id).not.toBe(live1);
+      expect(output).toMatch(/✓ .* answers 200 and sends sign-ups to/);
+    },
+  );
+
+  it(
+    "fails a live site that drops a header, naming it and the command that puts the previous version back",
+    { timeout: 240_000 },
+    async () => {
+      live.dropHeader("X-Frame-Options");
+      try {
+        const { status, output } = await deploy(["--yes"], cloudflareEnv);
+        expect(status).toBe(1);
+        expect(output).toMatch(/Header missing: .* does not send x-frame-options/);
+        expect(output).toMatch(
+          new RegExp(`To put the previous version back: .*${WRANGLER.replace(".", "\\.")} rollback`),
+        );
+        expect(output).not.toContain("Live:");
+      } finally {
+        live.dropHeader(undefined);
+      }
+    },
+  );
 });
