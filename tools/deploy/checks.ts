@@ -28,49 +28,56 @@ export interface Verdict {
   failures: OwnerFailure[];
 }
 
-/** Runs every check against `target`; the repository at `root` says what is expected. */
-export async function checkLive(root: string, target: CheckTarget, env: NodeJS.ProcessEnv): Promise<Verdict> {
-  const verdict: Verdict = { passed: [], skipped: [], failures: [] };
-  const attempt = async (passed: string, check: () => Promise<unknown> | unknown) => {
-    try {
-      await check();
-      verdict.passed.push(passed);
-    } catch (error) {
-      if (!(error instanceof OwnerFailure)) throw error;
-      verdict.failures.push(error);
-    }
-  };
-  const { siteUrl, supabaseUrl, publishableKey, dbUrl, ca } = target;
-  if (dbUrl) {
-    const count = repositoryMigrations(root).length;
-    await attempt(`the project has every migration of the repository (${count})`, async () => {
-      const pending = await pendingMigrations(root, dbUrl, env);
-      if (pending.length > 0)
-        throw new OwnerFailure(
-          `The project lacks ${pending.length} of the repository's migrations (${pending.join(", ")}): the page's ` +
-            "sign-ups may fail or skip its rules. Apply them: npm run deploy (it lists them first).",
-          "Migrations missing",
-        );
-    });
-  } else verdict.skipped.push("the project's migrations: SUPABASE_DB_PUSH_URL is not set");
+/** Runs every check against `target`, side by side; the repository at `root` says what is expected. */
+export async function checkLive(
+  root: string,
+  { siteUrl, supabaseUrl, publishableKey, dbUrl, ca }: CheckTarget,
+  env: NodeJS.ProcessEnv,
+): Promise<Verdict> {
   const rules = parseHeadersFile(readFileSync(join(root, "public", "_headers"), "utf8"));
-  await Promise.all([
-    attempt(`${siteUrl} answers 200 and sends sign-ups to ${new URL(supabaseUrl).origin}`, () =>
-      checkSite(siteUrl, supabaseUrl, { now: new Date(), ca }),
-    ),
-    attempt(
+  const checks: Array<[passed: string, check: () => Promise<OwnerFailure[]>]> = [
+    [
+      `${siteUrl} answers 200 and sends sign-ups to ${new URL(supabaseUrl).origin}`,
+      async () => (await checkSite(siteUrl, supabaseUrl, { now: new Date(), ca }), []),
+    ],
+    [
       "the host sends public/_headers, answers unknown paths 404 with 404.html, and caches /_astro/ for good",
+      () => checkHosting(siteUrl, rules, { ca }),
+    ],
+    [
+      "the page's sign-up path answers as it must (a test address refused, nothing stored)",
+      async () => (await checkPagePath(supabaseUrl, publishableKey), []),
+    ],
+  ];
+  if (dbUrl)
+    checks.push([
+      `the project has every migration of the repository (${repositoryMigrations(root).length})`,
       async () => {
-        const problems = await checkHosting(siteUrl, rules, { ca });
-        verdict.failures.push(...problems.slice(1));
-        if (problems[0]) throw problems[0];
+        const pending = await pendingMigrations(root, dbUrl, env);
+        if (pending.length === 0) return [];
+        return [
+          new OwnerFailure(
+            `The project lacks ${pending.length} of the repository's migrations (${pending.join(", ")}): the page's ` +
+              "sign-ups may fail or skip its rules. Apply them: npm run deploy (it lists them first).",
+            "Migrations missing",
+          ),
+        ];
       },
+    ]);
+  // Each check's failures, in the order above, whatever order they end in.
+  const outcomes = await Promise.all(
+    checks.map(([, check]) =>
+      check().catch((error: unknown) => {
+        if (!(error instanceof OwnerFailure)) throw error;
+        return [error];
+      }),
     ),
-    attempt("the page's sign-up path answers as it must (a test address refused, nothing stored)", () =>
-      checkPagePath(supabaseUrl, publishableKey),
-    ),
-  ]);
-  return verdict;
+  );
+  return {
+    passed: checks.filter((_, i) => outcomes[i]!.length === 0).map(([passed]) => passed),
+    skipped: dbUrl ? [] : ["the project's migrations: SUPABASE_DB_PUSH_URL is not set"],
+    failures: outcomes.flat(),
+  };
 }
 
 /** The verdict for the owner: what passed, what was skipped, each failure and its fix. */

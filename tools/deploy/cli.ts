@@ -110,9 +110,11 @@ async function approved(
 async function deploy(host: Host | null, yes: boolean, asker: typeof terminal | undefined): Promise<void> {
   const env = process.env;
   const given = await withFetchedKeys(givenSettings(ROOT), env);
-  const wanted = [PROJECT_URL, PUBLISHABLE_KEY, DB_PUSH_URL, ...(host?.settings ?? [SITE])];
+  // A host gives the site an address of its own: SITE_URL is asked for only without one.
+  const site = host && !given.SITE_URL ? [] : [SITE];
+  const wanted = [PROJECT_URL, PUBLISHABLE_KEY, DB_PUSH_URL, ...(host?.settings ?? []), ...site];
   const settings = await resolveSettings(wanted, given, { root: ROOT, asker });
-  const siteUrl = given.SITE_URL ?? (host ? await host.address(settings, env) : settings.SITE_URL!);
+  const siteUrl = settings.SITE_URL ?? (await host!.address(settings, env));
   const supabaseUrl = settings.PUBLIC_SUPABASE_URL!;
   const publishableKey = settings.PUBLIC_SUPABASE_PUBLISHABLE_KEY!;
   const dbUrl = settings.SUPABASE_DB_PUSH_URL!;
