@@ -1,27 +1,9 @@
-// `npm run bench:cost [-- --clients N]`: what the sign-up rules cost a small project (Supabase's
-// smallest: 500 MB of disk, 0.5 GB of memory), on a server of each major hosted Supabase runs,
-// 15 then 17, each figure beside the same thing without the rules:
-//
-//   - disk: the database's size (pg_database_size) set up as a project with no migration, then
-//     with every migration applied, and built from supabase/schemas alone (what the migrations'
-//     history leaves behind beyond what the schema declares: catalog rows of dropped objects);
-//   - memory: what one API connection keeps (pg_backend_memory_contexts, which only a superuser's
-//     own connection reads, so the bench signs up on one as PostgREST does: the request's
-//     settings, the role anon, the gate, the insert) after sign-ups from N clients, against the
-//     same inserts into a plain table of the same columns with no rule, trigger or policy;
-//   - CPU: that connection's server process's CPU time (/proc) per sign-up, each way, the two
-//     taking turns every 100 sign-ups, so that the machine's drift weighs on both alike;
-//   - a refusal: the CPU of a request from a client past its ceiling (filled first, as a flood
-//     fills it; the few its bucket drips through meanwhile are stored, and counted), beside a new
-//     client's sign-up, taking turns on one connection;
-//   - a new connection: its server process's CPU for its first sign-up, when it plans every
-//     statement the sign-up runs (PostgREST opens one when a burst outgrows the connections it
-//     holds, and closes one unused for 30 s), the mean of 20 each way, taking turns;
-//   - sequences: how many a stored sign-up touches (a relation lock on each, read before commit):
-//     only failures are charged to the failures' sketch of sequences.
-//
-// Prints the figures with their targets and writes them to bench/results/cost.json. It never
-// fails on them.
+// `npm run bench:cost [-- --clients N]`: what the sign-up rules cost a small project, on a server
+// of each major hosted Supabase runs, 15 then 17, each figure beside the same thing without the
+// rules: disk, an API connection's memory, CPU per sign-up and per refusal, a new connection's
+// first sign-up, the sequences a stored sign-up touches. What each figure is, how it is taken
+// and its target: bench/README.md. Prints the figures with their targets and writes them to
+// bench/results/cost.json; it never fails on them.
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import pg from "pg";
