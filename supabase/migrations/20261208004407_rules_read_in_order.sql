@@ -21,8 +21,9 @@ declare
   failure constant text := coalesce(current_setting('early_access.failure', true), '');
   client text;
   broken text;
-  sources private.sign_up_source[];
   source private.sign_up_source;
+  -- The sources, as step 6 reads them: their scopes and keys.
+  counted_in private.sign_up_source[] := '{}';
   at bigint;
   setting text;
 begin
@@ -69,11 +70,11 @@ begin
   -- 4. A new address: refused past a ceiling of its client's, on a plain read (no row written, no
   -- lock waited for). Its sources go on to step 6, which counts it once its statement is done.
   at := private.sign_up_clock();
-  sources := private.sources_of(client, new.id);
-  foreach source in array private.as_stored(sources) loop
+  foreach source in array private.sources_of(client, new.id) loop
     perform private.within_ceilings(source.limits, private.filled(source.empty_at, source.limits, at), at);
+    counted_in := counted_in || row(source.scope, source.source_key, null, null)::private.sign_up_source;
   end loop;
-  setting := set_config('early_access.sources', sources::text, true);
+  setting := set_config('early_access.sources', counted_in::text, true);
   setting := set_config('early_access.admitted_sign_up', new.id::text, true);
   return new;
 end;
@@ -83,6 +84,7 @@ create or replace function private.after_sign_up()
 returns trigger language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   sign_up_id constant uuid := nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid;
+  failure constant text := coalesce(current_setting('early_access.failure', true), '');
   at bigint;
   source private.sign_up_source;
   counted record;
@@ -95,7 +97,7 @@ declare
 begin
   -- 5. A duplicate held back, answered as the unique constraint would have (with no detail, as
   -- PostgreSQL gives none of a table with row level security). Its failure was charged already.
-  if current_setting('early_access.failure', true) = 'duplicate' then
+  if failure = 'duplicate' then
     raise exception using
       errcode = 'unique_violation',
       message = 'duplicate key value violates unique constraint "early_access_email_key"',
@@ -103,11 +105,12 @@ begin
   end if;
   -- 6. A sign-up stored: not a failure that went on, nor an upsert skipped. Its sources, in the
   -- lock order, each counted and judged when it holds its row's lock.
-  if current_setting('early_access.failure', true) <> '' or not private.stored(sign_up_id) then
+  if failure <> '' or sign_up_id is null or not private.stored(sign_up_id) then
     return null;
   end if;
   at := private.sign_up_clock();
   foreach source in array current_setting('early_access.sources')::private.sign_up_source[] loop
+    source.limits := private.limits_of(source.scope);
     counted := private.count_sign_up(source, at);
     perform private.within_ceilings(source.limits, counted.empty_at, at);
     reasons := reasons || private.paces_past(source.limits, counted.empty_at, at);
@@ -183,29 +186,21 @@ end;
 $$;
 
 create or replace function private.sources_of(client text, sign_up_id uuid)
-returns private.sign_up_source[] language plpgsql stable set search_path = '' as $$
-begin
-  return array(
-    select row(b.scope,
-               pg_catalog.sha256(private.client_named(c.secret, b.scope, private.client_in_scope(client, b.ipv4_prefix, b.ipv6_prefix))
-                                 || convert_to(case when b.shards > 1
-                                                 then '#' || pg_catalog.get_byte(pg_catalog.uuid_send(sign_up_id), 15) % b.shards
-                                                 else '' end, 'UTF8')),
-               b.limits, null)::private.sign_up_source
-      from private.sign_up_buckets b, private.client_key_secret c
-     where cardinality(b.limits) > 0
-     order by b.scope);
-end;
-$$;
-
-create or replace function private.as_stored(sources private.sign_up_source[])
 returns private.sign_up_source[] language plpgsql stable set search_path = '' set enable_seqscan = off as $$
 begin
   return array(
-    select row(s.scope, s.source_key, s.limits, stored.empty_at)::private.sign_up_source
-      from unnest(sources) with ordinality s (scope, source_key, limits, empty_at, n)
-      left join private.sign_up_sources stored on stored.source_key = s.source_key
-     order by s.n);
+    select row(b.scope, k.source_key, b.limits,
+               (select s.empty_at from private.sign_up_sources s where s.source_key = k.source_key))::private.sign_up_source
+      from private.sign_up_buckets b
+     cross join lateral (
+       select pg_catalog.sha256(private.client_named((select c.secret from private.client_key_secret c where c.only_row), b.scope,
+                                                     private.client_in_scope(client, b.ipv4_prefix, b.ipv6_prefix))
+                                || convert_to(case when b.shards > 1
+                                                then '#' || pg_catalog.get_byte(pg_catalog.uuid_send(sign_up_id), 15) % b.shards
+                                                else '' end, 'UTF8')) as source_key
+       offset 0) k
+     where cardinality(b.limits) > 0
+     order by b.scope);
 end;
 $$;
 
@@ -236,6 +231,13 @@ begin
       end if;
     end if;
   end loop;
+end;
+$$;
+
+create or replace function private.limits_of(scope text)
+returns private.sign_up_limit[] language plpgsql stable set search_path = '' as $$
+begin
+  return (select b.limits from private.sign_up_buckets b where b.scope = limits_of.scope);
 end;
 $$;
 
@@ -343,10 +345,16 @@ begin
 end;
 $$;
 
+
+-- The trigger after the statement tells a visitor's statement by the settings itself: no `when`.
+drop trigger early_access_after_insert on public.early_access;
+create trigger early_access_after_insert
+  after insert on public.early_access
+  for each statement execute function private.after_sign_up();
+
 revoke all on function private.past_full(bigint, bigint, private.sign_up_limit), private.sources_of(text, uuid),
-  private.as_stored(private.sign_up_source[]), private.filled(jsonb, private.sign_up_limit[], bigint),
-  private.within_ceilings(private.sign_up_limit[], jsonb, bigint), private.count_sign_up(private.sign_up_source, bigint),
-  private.paces_past(private.sign_up_limit[], jsonb, bigint)
+  private.filled(jsonb, private.sign_up_limit[], bigint), private.within_ceilings(private.sign_up_limit[], jsonb, bigint),
+  private.limits_of(text), private.count_sign_up(private.sign_up_source, bigint), private.paces_past(private.sign_up_limit[], jsonb, bigint)
   from public, anon, authenticated, service_role;
 
 call private.apply_sign_up_limits();

@@ -89,8 +89,9 @@ declare
   failure constant text := coalesce(current_setting('early_access.failure', true), '');
   client text;
   broken text;
-  sources private.sign_up_source[];
   source private.sign_up_source;
+  -- The sources, as step 6 reads them: their scopes and keys.
+  counted_in private.sign_up_source[] := '{}';
   at bigint;
   setting text;
 begin
@@ -137,11 +138,11 @@ begin
   -- 4. A new address: refused past a ceiling of its client's, on a plain read (no row written, no
   -- lock waited for). Its sources go on to step 6, which counts it once its statement is done.
   at := private.sign_up_clock();
-  sources := private.sources_of(client, new.id);
-  foreach source in array private.as_stored(sources) loop
+  foreach source in array private.sources_of(client, new.id) loop
     perform private.within_ceilings(source.limits, private.filled(source.empty_at, source.limits, at), at);
+    counted_in := counted_in || row(source.scope, source.source_key, null, null)::private.sign_up_source;
   end loop;
-  setting := set_config('early_access.sources', sources::text, true);
+  setting := set_config('early_access.sources', counted_in::text, true);
   setting := set_config('early_access.admitted_sign_up', new.id::text, true);
   return new;
 end;
@@ -151,13 +152,15 @@ create trigger early_access_before_write
   before insert or update on public.early_access
   for each row execute function private.before_sign_up();
 
--- After a visitor's statement, once PostgREST's `select` has read the row back: steps 5 and 6.
--- A cast in that `select` that fails has failed the statement by now, so what it rolls back was
--- never counted.
+-- After every insert statement, once PostgREST's `select` has read the row back: steps 5 and 6
+-- for a visitor's. A cast in that `select` that fails has failed the statement by now, so what it
+-- rolls back was never counted. It tells a visitor's statement by the settings itself: a `when`
+-- clause would cost every statement more than the call (its condition is built anew each time).
 create function private.after_sign_up()
 returns trigger language plpgsql security definer set search_path = '' set plan_cache_mode = force_generic_plan as $$
 declare
   sign_up_id constant uuid := nullif(current_setting('early_access.admitted_sign_up', true), '')::uuid;
+  failure constant text := coalesce(current_setting('early_access.failure', true), '');
   at bigint;
   source private.sign_up_source;
   counted record;
@@ -170,7 +173,7 @@ declare
 begin
   -- 5. A duplicate held back, answered as the unique constraint would have (with no detail, as
   -- PostgreSQL gives none of a table with row level security). Its failure was charged already.
-  if current_setting('early_access.failure', true) = 'duplicate' then
+  if failure = 'duplicate' then
     raise exception using
       errcode = 'unique_violation',
       message = 'duplicate key value violates unique constraint "early_access_email_key"',
@@ -178,11 +181,12 @@ begin
   end if;
   -- 6. A sign-up stored: not a failure that went on, nor an upsert skipped. Its sources, in the
   -- lock order, each counted and judged when it holds its row's lock.
-  if current_setting('early_access.failure', true) <> '' or not private.stored(sign_up_id) then
+  if failure <> '' or sign_up_id is null or not private.stored(sign_up_id) then
     return null;
   end if;
   at := private.sign_up_clock();
   foreach source in array current_setting('early_access.sources')::private.sign_up_source[] loop
+    source.limits := private.limits_of(source.scope);
     counted := private.count_sign_up(source, at);
     perform private.within_ceilings(source.limits, counted.empty_at, at);
     reasons := reasons || private.paces_past(source.limits, counted.empty_at, at);
@@ -207,9 +211,7 @@ $$;
 
 create trigger early_access_after_insert
   after insert on public.early_access
-  for each statement
-  when (current_setting('early_access.admitted_sign_up', true) <> '' or current_setting('early_access.failure', true) <> '')
-  execute function private.after_sign_up();
+  for each statement execute function private.after_sign_up();
 
 -- Steps 1 to 3: a failure charged ---------------------------------------------------------------
 
@@ -415,22 +417,27 @@ $$;
 
 -- The sources the sign-up `sign_up_id` from `client` counts in, one per scope that has limits, in
 -- the scopes' order (by name: the address's, then the network's, the lock order), with their
--- limits and no state yet. A source's key is the SHA-256 of the client in its scope, named as a
--- failure's cells are picked (private.clients_of) and, for a scope of several shards, of the
--- shard the sign-up counts in (`network:192.0.2.0#3`), picked by the sign-up's own random id. A
--- sign-up in a shard costs `shards` times a sign-up's share, so that a shard's bucket holds its
--- share of the limit.
+-- limits and their buckets as stored now (null for a source never seen), read without a lock:
+-- what a refusal is decided on, before any row is written or any lock waited for. A source's key
+-- is the SHA-256 of the client in its scope, named as a failure's cells are picked
+-- (private.clients_of) and, for a scope of several shards, of the shard the sign-up counts in
+-- (`network:192.0.2.0#3`), picked by the sign-up's own random id. A sign-up in a shard costs
+-- `shards` times a sign-up's share, so that a shard's bucket holds its share of the limit. Every
+-- table is read through its key's index (the scopes' in order, so that nothing is sorted).
 create function private.sources_of(client text, sign_up_id uuid)
-returns private.sign_up_source[] language plpgsql stable set search_path = '' as $$
+returns private.sign_up_source[] language plpgsql stable set search_path = '' set enable_seqscan = off as $$
 begin
   return array(
-    select row(b.scope,
-               pg_catalog.sha256(private.client_named(c.secret, b.scope, private.client_in_scope(client, b.ipv4_prefix, b.ipv6_prefix))
-                                 || convert_to(case when b.shards > 1
-                                                 then '#' || pg_catalog.get_byte(pg_catalog.uuid_send(sign_up_id), 15) % b.shards
-                                                 else '' end, 'UTF8')),
-               b.limits, null)::private.sign_up_source
-      from private.sign_up_buckets b, private.client_key_secret c
+    select row(b.scope, k.source_key, b.limits,
+               (select s.empty_at from private.sign_up_sources s where s.source_key = k.source_key))::private.sign_up_source
+      from private.sign_up_buckets b
+     cross join lateral (
+       select pg_catalog.sha256(private.client_named((select c.secret from private.client_key_secret c where c.only_row), b.scope,
+                                                     private.client_in_scope(client, b.ipv4_prefix, b.ipv6_prefix))
+                                || convert_to(case when b.shards > 1
+                                                then '#' || pg_catalog.get_byte(pg_catalog.uuid_send(sign_up_id), 15) % b.shards
+                                                else '' end, 'UTF8')) as source_key
+       offset 0) k
      where cardinality(b.limits) > 0
      order by b.scope);
 end;
@@ -443,19 +450,6 @@ $$;
 create unlogged table private.sign_up_sources (source_key bytea primary key, empty_at jsonb not null);
 comment on table private.sign_up_sources is
   'Per source (a keyed hash of the client, never its address), when each limit''s bucket is empty again.';
-
--- The sources with their buckets as stored now, read without a lock, in one look-up by key: what
--- a refusal is decided on, before any row is written or any lock waited for.
-create function private.as_stored(sources private.sign_up_source[])
-returns private.sign_up_source[] language plpgsql stable set search_path = '' set enable_seqscan = off as $$
-begin
-  return array(
-    select row(s.scope, s.source_key, s.limits, stored.empty_at)::private.sign_up_source
-      from unnest(sources) with ordinality s (scope, source_key, limits, empty_at, n)
-      left join private.sign_up_sources stored on stored.source_key = s.source_key
-     order by s.n);
-end;
-$$;
 
 -- A source's buckets with one more sign-up at `at`: each drained up to `at` if it emptied before,
 -- then filled by one sign-up. A source never seen starts empty.
@@ -497,6 +491,15 @@ create function private.stored(sign_up_id uuid)
 returns boolean language plpgsql stable set search_path = '' set enable_seqscan = off as $$
 begin
   return exists (select from public.early_access e where e.id = sign_up_id);
+end;
+$$;
+
+-- A scope's limits (step 4 passes on only its sources' scopes and keys: a setting holds text, and
+-- the whole array read back from it would cost more than this look-up).
+create function private.limits_of(scope text)
+returns private.sign_up_limit[] language plpgsql stable set search_path = '' as $$
+begin
+  return (select b.limits from private.sign_up_buckets b where b.scope = limits_of.scope);
 end;
 $$;
 
@@ -560,8 +563,8 @@ revoke all on function private.before_sign_up(), private.after_sign_up(), privat
   private.charge_failure(text), private.clients_of(text), private.client_in_scope(text, integer, integer),
   private.client_named(bytea, text, text), private.sketch_columns(bytea, integer, integer), private.sign_up_clock(),
   private.past_full(bigint, bigint, private.sign_up_limit), private.refuse(private.sign_up_limit, bigint),
-  private.listed(text), private.sources_of(text, uuid), private.as_stored(private.sign_up_source[]),
+  private.listed(text), private.sources_of(text, uuid),
   private.filled(jsonb, private.sign_up_limit[], bigint), private.within_ceilings(private.sign_up_limit[], jsonb, bigint),
-  private.stored(uuid), private.count_sign_up(private.sign_up_source, bigint),
+  private.stored(uuid), private.limits_of(text), private.count_sign_up(private.sign_up_source, bigint),
   private.paces_past(private.sign_up_limit[], jsonb, bigint), private.forget_empty_sources(bytea, integer, bigint)
   from public, anon, authenticated, service_role;
