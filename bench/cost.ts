@@ -1,24 +1,9 @@
-// `npm run bench:cost [-- --clients N]`: what the sign-up rules cost a small project (Supabase's
-// smallest: 500 MB of disk, 0.5 GB of memory), on a server of each major hosted Supabase runs,
-// 15 then 17, each figure beside the same thing without the rules:
-//
-//   - disk: the database's size (pg_database_size) set up as a project with no migration, then
-//     with every migration applied, and built from supabase/schemas alone (what the migrations'
-//     history leaves behind beyond what the schema declares: catalog rows of dropped objects);
-//   - memory: what one API connection keeps (pg_backend_memory_contexts, which only a superuser's
-//     own connection reads, so the bench signs up on one as PostgREST does: the request's
-//     settings, the role anon, the gate, the insert) after sign-ups from N clients, against the
-//     same inserts into a plain table of the same columns with no rule, trigger or policy;
-//   - CPU: that connection's server process's CPU time (/proc) per sign-up, each way, the two
-//     taking turns every 100 sign-ups, so that the machine's drift weighs on both alike;
-//   - a new connection: its server process's CPU for its first sign-up, when it plans every
-//     statement the sign-up runs (PostgREST opens one when a burst outgrows the connections it
-//     holds, and closes one unused for 30 s), the mean of 20 each way, taking turns;
-//   - sequences: how many a stored sign-up touches (a relation lock on each, read before commit):
-//     only failures are charged to the failures' sketch of sequences.
-//
-// Prints the figures with their targets and writes them to bench/results/cost.json. It never
-// fails on them.
+// `npm run bench:cost [-- --clients N]`: what the sign-up rules cost a small project, on a server
+// of each major hosted Supabase runs, 15 then 17, each figure beside the same thing without the
+// rules: disk, an API connection's memory, CPU per sign-up and per refusal, a new connection's
+// first sign-up, the sequences a stored sign-up touches. What each figure is, how it is taken
+// and its target: bench/README.md. Prints the figures with their targets and writes them to
+// bench/results/cost.json; it never fails on them.
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -34,6 +19,8 @@ const CLIENTS = Number(options.clients);
 const MAX_ADDED_MB = 8;
 /** What an API connection may keep beyond a plain table's, after sign-ups from CLIENTS clients. */
 const MAX_MEMORY_OVER_PLAIN_MB = 3;
+/** What the rules may add to a sign-up's CPU, beyond a plain table's. */
+const MAX_CPU_OVER_PLAIN_MS = 0.5;
 
 const SCHEMAS = new URL("../supabase/schemas/", import.meta.url);
 const MB = 1024 * 1024;
@@ -103,9 +90,14 @@ async function signer(bench: BenchCluster, database: string, withGate: boolean) 
   let cpu = 0;
   let signedUp = 0;
   let sequences = 0;
-  /** A visitor's sign-up; before its commit, how many sequences it touched. */
-  const signUp = async (index: number) => {
-    const client = `${11 + (index % 200)}.${(index >> 8) & 255}.${index & 255}.${1 + (index % 250)}`;
+  /**
+   * A visitor's sign-up, from its own client unless told; before its commit, how many sequences it
+   * touched, or -1 if the rules refused it (429, rolled back).
+   */
+  const signUp = async (
+    index: number,
+    client = `${11 + (index % 200)}.${(index >> 8) & 255}.${index & 255}.${1 + (index % 250)}`,
+  ) => {
     await session.query("begin");
     await session.query({
       name: "settings",
@@ -113,8 +105,14 @@ async function signer(bench: BenchCluster, database: string, withGate: boolean) 
       values: [JSON.stringify({ "cf-connecting-ip": client })],
     });
     if (withGate) await session.query({ name: "gate", text: GATE });
-    const email = JSON.stringify([{ email: `cost-${index}@example.com` }]);
-    await session.query({ name: "insert", text: INSERT, values: [email] });
+    const email = JSON.stringify([{ email: `cost-${index}-${client}@example.com` }]);
+    try {
+      await session.query({ name: "insert", text: INSERT, values: [email] });
+    } catch (error) {
+      await session.query("rollback");
+      if (!String((error as Error).message).includes("PT429")) throw error;
+      return -1;
+    }
     const { rows } = await session.query<{ n: number }>(SEQUENCES_TOUCHED);
     await session.query("commit");
     return rows[0]!.n;
@@ -128,6 +126,13 @@ async function signer(bench: BenchCluster, database: string, withGate: boolean) 
       for (let index = from; index < to; index++) sequences = Math.max(sequences, await signUp(index));
       cpu += cpuSeconds(pid) - started;
       signedUp += to - from;
+    },
+    /** The visitors `from` to `to` (excluded), all from `client`: CPU per request, and how many were refused. */
+    async from(client: string, from: number, to: number) {
+      const started = cpuSeconds(pid);
+      let refused = 0;
+      for (let index = from; index < to; index++) if ((await signUp(index, client)) < 0) refused++;
+      return { cpuMs: ((cpuSeconds(pid) - started) * 1000) / (to - from), refused };
     },
     cpuPerSignUpMs,
     async figures() {
@@ -166,6 +171,37 @@ async function firstSignUps(bench: BenchCluster) {
   return { rules: ways[0]!.cpuMs, plain: ways[1]!.cpuMs };
 }
 
+/** How many refusals, and sign-ups beside them, each turn, and how many turns. */
+const REFUSALS = { turn: 100, turns: 10 };
+
+/**
+ * A refusal's CPU beside a sign-up's, on one connection of the rules: a client's hourly ceiling
+ * filled first, as a flood fills it (its sign-ups until the first refusal), then its refusals and
+ * new clients' sign-ups (the visitors after the first sign-ups'), taking turns.
+ */
+async function refusals(bench: BenchCluster) {
+  const connection = await signer(bench, "with_rules", true);
+  const flooding = "203.0.113.7";
+  try {
+    let index = 0;
+    while ((await connection.from(flooding, index, index + 1)).refused === 0) index++;
+    let refusalMs = 0;
+    // Its bucket drips one more sign-up through every so often: those are stored, and counted here.
+    let stored = 0;
+    for (let turn = 0; turn < REFUSALS.turns; turn++) {
+      const first = index + 1 + turn * REFUSALS.turn;
+      const { cpuMs, refused } = await connection.from(flooding, first, first + REFUSALS.turn);
+      refusalMs += cpuMs / REFUSALS.turns;
+      stored += REFUSALS.turn - refused;
+      const visitors = CLIENTS + NEW_CONNECTIONS + turn * REFUSALS.turn;
+      await connection.signUp(visitors, visitors + REFUSALS.turn);
+    }
+    return { refusalMs, signUpMs: connection.cpuPerSignUpMs(), storedOfTheRefused: stored };
+  } finally {
+    await connection.end();
+  }
+}
+
 /** CLIENTS sign-ups each way, taking turns, and what each connection keeps and spent. */
 async function signUps(bench: BenchCluster) {
   const withRules = await signer(bench, "with_rules", true);
@@ -201,6 +237,7 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
     );
     const { rules, plain } = await signUps(bench);
     const firstSignUpCpuMs = await firstSignUps(bench);
+    const refusalCpuMs = await refusals(bench);
     const figures = {
       addedByMigrationsMb: (migrated - empty) / MB,
       addedBySchemasAloneMb: (fromSchemas - empty) / MB,
@@ -208,6 +245,7 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
       plain,
       memoryOverPlainMb: rules.memoryMb - plain.memoryMb,
       firstSignUpCpuMs,
+      refusalCpuMs,
     };
     results[`PostgreSQL ${major}`] = figures;
     const mb = (n: number) => `${n.toFixed(1)} MB`;
@@ -238,7 +276,19 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
         `${major}: its server process's CPU per sign-up`,
         `${rules.cpuPerSignUpMs.toFixed(2)} ms`,
         `${plain.cpuPerSignUpMs.toFixed(2)} ms`,
+        verdict(
+          rules.cpuPerSignUpMs - plain.cpuPerSignUpMs <= MAX_CPU_OVER_PLAIN_MS,
+          `≤ ${MAX_CPU_OVER_PLAIN_MS} ms more`,
+        ),
+      ],
+      [
+        `${major}: a refusal's CPU (a client past its ceiling)`,
+        `${refusalCpuMs.refusalMs.toFixed(2)} ms`,
         "",
+        verdict(
+          refusalCpuMs.refusalMs <= refusalCpuMs.signUpMs,
+          `≤ a sign-up's beside it, ${refusalCpuMs.signUpMs.toFixed(2)} ms`,
+        ),
       ],
       [
         `${major}: a new connection's first sign-up, its CPU`,
@@ -260,6 +310,10 @@ for (const major of POSTGRES_MAJORS.toSorted()) {
 console.log(`\n${table(["PostgreSQL", "with the rules", "a plain table", "target"], rows)}`);
 await writeResults("cost", {
   clients: CLIENTS,
-  targets: { addedByMigrationsMb: MAX_ADDED_MB, memoryOverPlainMb: MAX_MEMORY_OVER_PLAIN_MB },
+  targets: {
+    addedByMigrationsMb: MAX_ADDED_MB,
+    memoryOverPlainMb: MAX_MEMORY_OVER_PLAIN_MB,
+    cpuOverPlainMs: MAX_CPU_OVER_PLAIN_MS,
+  },
   ...results,
 });

@@ -1,24 +1,9 @@
 // `npm run bench:rules [-- --sign-ups N --rounds R]`: what the database's sign-up rules cost on
-// launch day, on a real PostgreSQL server with 50 connections, each sign-up run the way the local
-// backend runs it (PostgREST's transaction: the request's settings, the insert and its
-// read-back), without HTTP in between, so that the database is what is measured.
-//
-// Four databases, migrated alike: one with the rules; one "without them", which has no
-// pre-request gate, whose trigger before the row only marks its transaction for the read-back
-// (dropping it instead would fail every insert on row level security) and which has no trigger
-// after it; one with that trigger and a gate that does nothing, to show what PostgREST's
-// statement for the gate costs before the rules do anything; and one with every rule but the
-// ceilings (what the ceilings add to the rest). Visitors come from random addresses, as on launch
-// day; the four take turns, round after round, and each cost is the median of each round's
-// ratio, so that a busy moment on the machine hits all four.
-//
-// Then a long idle spell: the sources' table holds a day of launch traffic, every bucket empty,
-// and statistics taken while it was empty, all of it on disk; the first sign-ups after it must not
-// pay for that.
-//
-// Prints the figures with their targets and writes them, with every sample, to bench/results/
-// sign-up-rules.json. It never fails on them. The server keeps every commit on disk, as a
-// hosted one does.
+// launch day, beside the same sign-ups without them, with a gate alone and with every rule but the
+// ceilings, over 50 connections; then the first sign-ups after a long idle spell. What each
+// database is, how the rounds are taken, and the targets: bench/README.md. Prints the figures
+// with their targets and writes them, with every sample, to bench/results/sign-up-rules.json; it
+// never fails on them.
 import { parseArgs } from "node:util";
 import { SUPERUSER } from "../tools/local-supabase/database/cluster.ts";
 import { OWNER } from "../tools/local-supabase/database/supabase-project.ts";

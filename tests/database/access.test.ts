@@ -22,7 +22,7 @@ const PERMISSION_DENIED = {
   message: "permission denied for table early_access",
 };
 
-/** The public key's answer to anything but a sign-up (supabase/schemas/27_request_gate.sql). */
+/** The public key's answer to anything but a sign-up (supabase/schemas/05_request_gate.sql). */
 const GATE_REFUSAL = {
   ...PERMISSION_DENIED,
   message: "permission denied: this key may only add a sign-up (POST /early_access)",

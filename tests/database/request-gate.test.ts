@@ -1,4 +1,4 @@
-// The gate before every request (supabase/schemas/27_request_gate.sql), as PostgREST runs it: in
+// The gate before every request (supabase/schemas/05_request_gate.sql), as PostgREST runs it: in
 // the request's transaction, after the request's settings, before its statement. The public key
 // (anon, authenticated) may only sign up; the secret key (service_role) and the owner pass. What
 // the gate spares the server: a read's plan, whose regular expression alone costs seconds.

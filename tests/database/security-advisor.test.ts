@@ -80,7 +80,7 @@ describe("the Security Advisor's lints", () => {
   it("0028/0029: no SECURITY DEFINER function anywhere may be executed by anon or authenticated", async () => {
     // The lints look at the exposed schema only; here no schema of the project's is exempt, not
     // even PostgREST's pre-request function, which every request runs with its own rights
-    // (27_request_gate.sql).
+    // (05_request_gate.sql).
     const found = await rows(`
       select n.nspname || '.' || p.proname as function, r.role
         from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace

@@ -81,7 +81,11 @@ describe("every path a document names", () => {
 });
 
 describe("every repository path a comment names, in every file that is not a document", () => {
-  const sources = files.filter((file) => styleOf(file) !== undefined);
+  // But a migration's: it is never edited once shipped (supabase/README.md), so its comments name
+  // the files as they were then, and a schema file may have been renamed since.
+  const sources = files.filter(
+    (file) => styleOf(file) !== undefined && !file.startsWith("supabase/migrations/"),
+  );
 
   it.each(sources)("%s", (file) => {
     const missing = missingIn(file, namedInComments(read(file), styleOf(file)!), true);

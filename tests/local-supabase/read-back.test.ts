@@ -3,7 +3,7 @@
 // time (`created_at = now()`), which transactions starting at the same instant share: it
 // leaked other visitors' emails and phones. These tests drive PostgREST's own request path
 // (without HTTP in between, so requests follow each other as closely as PostgREST's do). The
-// public key may not list the table at all (27_request_gate.sql); the reads beside the sign-ups
+// public key may not list the table at all (05_request_gate.sql); the reads beside the sign-ups
 // run as anon past that gate, so that the policies hold by themselves too.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../tools/local-supabase/database/database.ts";

@@ -1,5 +1,5 @@
 // The public key may only sign up, through the local Supabase as through a hosted project: the
-// gate (supabase/schemas/27_request_gate.sql), which the endpoint calls as PostgREST calls its
+// gate (supabase/schemas/05_request_gate.sql), which the endpoint calls as PostgREST calls its
 // pre-request function, refuses every other request of the publishable key before its statement
 // is planned, and lets its sign-ups through to the rules. The page's sign-up, the owner's
 // command with the secret key and the daily watch's probe work as before.
