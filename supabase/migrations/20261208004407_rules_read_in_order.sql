@@ -357,4 +357,8 @@ revoke all on function private.past_full(bigint, bigint, private.sign_up_limit),
   private.limits_of(text), private.count_sign_up(private.sign_up_source, bigint), private.paces_past(private.sign_up_limit[], jsonb, bigint)
   from public, anon, authenticated, service_role;
 
+-- The scopes' table says there are two, fixed (20_sign_up_limits.sql).
+comment on table private.sign_up_scopes is
+  'What one client is in each of the two scopes of the sign-up limits (address, network), in how many shards its sign-ups are counted, and the size of the sketch its failures are counted in.';
+
 call private.apply_sign_up_limits();

@@ -6,8 +6,11 @@
 -- change it here and in a new migration that ends with `call private.apply_sign_up_limits();`
 -- (supabase/README.md, "Changing a limit").
 
--- What "one client" is, per scope: an address (an IPv4 address, or an IPv6 /56, what an ISP hands
--- one customer), or its network (an IPv4 /24, an IPv6 /48). A scope's sign-ups are counted in
+-- What "one client" is, per scope. There are two, fixed (the check on `name`), and their sizes are
+-- data: an address (an IPv4 address, or an IPv6 /56, what an ISP hands one customer), against a
+-- script at one address, and its network (an IPv4 /24, an IPv6 /48), against one rotating through
+-- a network's addresses. The rules take the address's before the network's: the order of their
+-- row locks and of a failure's charge. A scope's sign-ups are counted in
 -- `shards` that each hold their share of every limit: a stored sign-up holds its shard's row lock
 -- until its commit is on disk, so a network's sign-ups take turns per shard, not all in one line.
 -- Its failures (what the rules refuse: 25_sign_up_rules.sql) are counted in a sketch of
@@ -28,7 +31,7 @@ create table private.sign_up_scopes (
   sketch_width integer not null check (sketch_width between 1 and 3000)
 );
 comment on table private.sign_up_scopes is
-  'What one client is, per scope of the sign-up limits, in how many shards its sign-ups are counted, and the size of the sketch its failures are counted in.';
+  'What one client is in each of the two scopes of the sign-up limits (address, network), in how many shards its sign-ups are counted, and the size of the sketch its failures are counted in.';
 insert into private.sign_up_scopes (name, ipv4_prefix, ipv6_prefix, shards, sketch_rows, sketch_width) values
   ('address', 32, 56, 1, 1, 224),
   ('network', 24, 48, 16, 1, 96);
