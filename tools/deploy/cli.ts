@@ -1,8 +1,8 @@
 // `npm run deploy`: from a clone to a live, checked page, on the owner's Supabase project and host.
 // In order, each step only once the one before it has passed:
 //   1. the settings (settings.ts), asked for on a terminal, else every missing one named at once;
-//   2. the project (supabase.ts): the migrations it lacks listed, applied after a yes, and the
-//      page's sign-up path tried;
+//   2. the project: the migrations it lacks listed, applied after a yes (migrations.ts), and the
+//      page's sign-up path tried (supabase.ts);
 //   3. the build for that project (build.ts);
 //   4. the upload with the host's own CLI (hosts/), or, with `--host none`, what to upload;
 //   5. the live site and project checked from the outside (checks.ts).
@@ -56,7 +56,9 @@ const PROJECT_URL: Setting = {
 const PUBLISHABLE_KEY: Setting = {
   name: "PUBLIC_SUPABASE_PUBLISHABLE_KEY",
   secret: false,
-  where: "sb_publishable_…: Project Settings → API Keys → Publishable key",
+  where:
+    "sb_publishable_…: Project Settings → API Keys → Publishable key; or give SUPABASE_PROJECT_REF and " +
+    "SUPABASE_ACCESS_TOKEN (supabase.com/dashboard/account/tokens), which fetch it",
   refuse: refusePublishableKey,
 };
 const DB_PUSH_URL: Setting = {
