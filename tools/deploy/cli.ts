@@ -147,7 +147,7 @@ async function deploy(host: Host | null, yes: boolean, asker: typeof terminal | 
     process.stdout.write(
       `\nBuilt into ${dist} for ${supabaseUrl}. Upload the folder whole to the host of ${siteUrl}, then set:\n` +
         "  - unknown paths answered with 404.html and status 404;\n" +
-        "  - the headers of dist/_headers (README: Deploy has each host's way);\n" +
+        "  - the headers of dist/_headers (deploy/README.md has each host's way);\n" +
         "Then check it from the outside: npm run deploy -- --check\n",
     );
     return;

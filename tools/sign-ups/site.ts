@@ -137,7 +137,7 @@ function missingHeaders(page: Page, wanted: Record<string, string>, where: strin
       return new OwnerCommandError(
         `The site at ${where} ${sent === undefined ? "does not send" : `sends another value of`} ${name} ` +
           `(public/_headers: "${value}"${sent === undefined ? "" : `; sent: "${sent}"`}): ${WHY[name] ?? "browsers lose what it asks of them"}. ` +
-          "The host did not apply _headers: upload dist/ whole (_headers included), or set the header in the host's settings (README: Deploy).",
+          "The host did not apply _headers: upload dist/ whole (_headers included), or set the header in the host's settings (deploy/README.md).",
         "Header missing",
       );
     });
