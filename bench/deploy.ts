@@ -10,7 +10,6 @@
 // first the build. The pinned CLIs are fetched into npm's cache before the clock starts.
 //
 // Prints each step's time and writes them to bench/results/deploy.json. It never fails on them.
-import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +17,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOCAL_PUBLISHABLE_KEY } from "../config/local-supabase.ts";
 import { WRANGLER } from "../tools/deploy/hosts/cloudflare.ts";
+import { runNpmScript } from "../tools/npm-script.ts";
 import { runPinned } from "../tools/npx.ts";
 import { SUPABASE_CLI } from "../tools/supabase-cli.ts";
 import { newProject } from "../tests/deploy/new-project.ts";
@@ -74,21 +74,15 @@ const env = {
   WRANGLER_SEND_METRICS: "false",
 };
 
-/** `npm run deploy -- --yes` in the copy, timed. */
-function deploy(): Promise<Run> {
+/** `npm run deploy -- --yes` in the copy, timed; its steps as it names (`▸ …`) and times them. */
+async function deploy(): Promise<Run> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["tools/deploy/cli.ts", "--yes"], { cwd: copy, env });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-  return new Promise((resolve) =>
-    child.on("close", (status) => {
-      const names = [...output.matchAll(/^▸ (.+)$/gm)].map((match) => match[1]!);
-      const times = [...output.matchAll(/^ {2}done in ([\d.]+) s$/gm)].map((match) => Number(match[1]));
-      const steps = times.map((seconds, i) => ({ step: names[i]!.replace(/ (at|for|to) .*$/, ""), seconds }));
-      resolve({ status, steps, seconds: (performance.now() - started) / 1000, output });
-    }),
-  );
+  const { status, stdout, stderr } = await runNpmScript("deploy", ["--yes"], { cwd: copy, env });
+  const seconds = (performance.now() - started) / 1000;
+  const names = [...stderr.matchAll(/^▸ (.+)$/gm)].map((match) => match[1]!);
+  const times = [...stderr.matchAll(/^ {2}done in ([\d.]+) s$/gm)].map((match) => Number(match[1]));
+  const steps = times.map((time, i) => ({ step: names[i]!.replace(/ (at|for|to) .*$/, ""), seconds: time }));
+  return { status, steps, seconds, output: `${stdout}${stderr}` };
 }
 
 try {

@@ -27,20 +27,26 @@ export class ConfigurationError extends OwnerFailure {
   }
 }
 
-/** The settings: the process's environment over the `.env` files, later files over earlier ones. */
-export function readEnvironment(mode = process.env.NODE_ENV ?? "production"): Environment {
+/**
+ * The settings: the process's environment over the `.env` files, later files over earlier ones.
+ * `npm run deploy` reads its own mode's (`.env.deploy`), in the project it runs in (`root`).
+ */
+export function readEnvironment(
+  mode = process.env.NODE_ENV ?? "production",
+  { root = ROOT, env = process.env }: { root?: string; env?: NodeJS.ProcessEnv } = {},
+): Environment {
   // Vite's order (its loadEnv), which Astro follows; read here without loading Vite, which the
   // server processes do not otherwise need.
   const files = [".env", ".env.local", `.env.${mode}`, `.env.${mode}.local`];
   const fromFiles = files.map((file) => {
     try {
-      return parseEnv(readFileSync(join(ROOT, file), "utf8"));
+      return parseEnv(readFileSync(join(root, file), "utf8"));
     } catch {
       return {};
     }
   });
-  const env = Object.assign({}, ...fromFiles, process.env) as Record<string, string | undefined>;
-  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
+  const all = Object.assign({}, ...fromFiles, env) as Record<string, string | undefined>;
+  return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined && value !== ""));
 }
 
 /** Where the local Supabase answers: SUPABASE_API_PORT, else the Supabase CLI's port. */

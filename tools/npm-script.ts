@@ -17,15 +17,21 @@ export interface ScriptRun {
 }
 
 /**
- * Runs an npm script to its end, as `npm run <name> -- <args>` does, and what it wrote.
+ * Runs an npm script to its end, as `npm run <name> -- <args>` does (in `cwd`: a copy of the
+ * project, say), and what it wrote.
  * `nodeArgs` go to Node before the script's own (`--import` a module, say).
  */
 export function runNpmScript(
   name: string,
   args: string[],
-  { env = process.env, nodeArgs = [] }: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
+  {
+    env = process.env,
+    nodeArgs = [],
+    cwd,
+  }: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; cwd?: string } = {},
 ): Promise<ScriptRun> {
   const child = spawn(process.execPath, [...nodeArgs, ...npmScriptArgs(name), ...args], {
+    cwd,
     env,
     stdio: "pipe",
   });

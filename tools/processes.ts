@@ -1,10 +1,23 @@
-// Running package CLIs with the same Node that runs us, stopping cleanly on Ctrl-C, and finding
-// free ports for the servers the tests and benches start.
+// Running package CLIs with the same Node that runs us, stopping cleanly on Ctrl-C, reading the
+// end of what one printed, and finding free ports for the servers the tests and benches start.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
+
+/**
+ * The last `count` lines a command printed, as an owner's message quotes them: without colours
+ * (codes in a log or an annotation), blank lines or a stack's frames (where in the command, not
+ * what happened).
+ */
+export function lastLines(output: string, count: number): string[] {
+  return stripVTControlCharacters(output)
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== "" && !/^\s+at /.test(line))
+    .slice(-count);
+}
 
 /** The file of a package's command, read from its package.json `bin`. */
 export function packageBin(name: string): string {

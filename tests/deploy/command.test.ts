@@ -7,7 +7,6 @@
 // on each fixture an owner can meet (a header dropped, no 404 page, a build for another project, a
 // project one migration behind). The project's API starts once the migrations are in, as it reads
 // the tables once (new-project.ts); Supabase's own reloads them on every change.
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_PUBLISHABLE_KEY, LOCAL_SECRET_KEY } from "../../config/local-supabase.ts";
 import { WRANGLER } from "../../tools/deploy/hosts/cloudflare.ts";
 import { repositoryMigrations } from "../../tools/deploy/migrations.ts";
+import { runNpmScript } from "../../tools/npm-script.ts";
 import { runPinned } from "../../tools/npx.ts";
 import { freePorts } from "../../tools/processes.ts";
 import { createStaticHost } from "../../tools/static-host/static-host.ts";
@@ -55,11 +55,11 @@ const settings = () => ({
 });
 
 /** `npm run deploy -- <args>` in the copy, without a terminal, with `env` and nothing of the run's. */
-function deploy(
+async function deploy(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ status: number | null; output: string }> {
-  const child = spawn(process.execPath, ["tools/deploy/cli.ts", ...args], {
+  const { status, stdout, stderr } = await runNpmScript("deploy", args, {
     cwd: copy,
     env: {
       ...project.cliEnv,
@@ -67,12 +67,8 @@ function deploy(
       npm_config_cache: process.env.npm_config_cache || join(homedir(), ".npm"),
       ...env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, output })));
+  return { status, output: `${stdout}${stderr}` };
 }
 
 describe("npm run deploy, refusing bad settings before anything is built", () => {

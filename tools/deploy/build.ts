@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { OwnerFailure } from "../../config/owner-failure.ts";
-import { exited, packageBin } from "../processes.ts";
+import { exited, lastLines, packageBin } from "../processes.ts";
 
 export interface BuildSettings {
   supabaseUrl: string;
@@ -38,7 +38,7 @@ export async function buildSite(
     stream.setEncoding("utf8").on("data", (chunk: string) => ((output += chunk), log(chunk)));
   if ((await exited(child)) !== 0)
     throw new OwnerFailure(
-      `The build failed, so nothing was uploaded: ${output.trim().split("\n").slice(-3).join(" ")}`,
+      `The build failed, so nothing was uploaded: ${lastLines(output, 3).join(" ")}`,
       "Build failed",
     );
   const page = readFileSync(join(dist, "index.html"), "utf8");

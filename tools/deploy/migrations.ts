@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 import { masked } from "../github/mask.ts";
 import { runPinned } from "../npx.ts";
+import { lastLines } from "../processes.ts";
 import { SUPABASE_CLI } from "../supabase-cli.ts";
 
 /** The repository's migrations, by file name, in order. */
@@ -37,7 +38,7 @@ async function cli(root: string, args: string[], dbUrl: string, env: NodeJS.Proc
 
 /** What a failed `db push` means for the owner, from the CLI's own words. */
 export function databaseFailure(output: string): string {
-  const why = output.trim().split("\n").slice(-3).join(" ");
+  const why = lastLines(output, 3).join(" ");
   if (/password authentication failed|SASL auth|invalid password/i.test(output))
     return (
       `The database refused the password in SUPABASE_DB_PUSH_URL (${why}). Copy the connection string again ` +
@@ -66,7 +67,7 @@ export async function pendingMigrations(
   const pending = namedMigrations(output, repositoryMigrations(root));
   if (pending.length === 0 && !/\bup to date\b/i.test(output))
     throw new OwnerFailure(
-      `The Supabase CLI's dry run did not say which migrations the project lacks: ${output.trim().split("\n").slice(-3).join(" ")}`,
+      `The Supabase CLI's dry run did not say which migrations the project lacks: ${lastLines(output, 3).join(" ")}`,
       "Migrations unknown",
     );
   return pending;

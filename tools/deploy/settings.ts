@@ -7,6 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
+import { readEnvironment } from "../../config/environment.ts";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 
 /** Where asked settings are kept: git-ignored (`.env.*`), and read by no build (Astro reads `.env.<mode>`). */
@@ -32,17 +33,12 @@ export class SettingsError extends OwnerFailure {
   }
 }
 
-/** The settings as given: the environment over `.env.deploy` over `.env`; an empty value is unset. */
+/**
+ * The settings as given: the environment over `.env.deploy` over `.env` (and their `.local`
+ * twins), read as the build reads its own mode's (config/environment.ts); an empty value is unset.
+ */
 export function givenSettings(root: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const read = (file: string) => {
-    try {
-      return parseEnv(readFileSync(join(root, file), "utf8"));
-    } catch {
-      return {};
-    }
-  };
-  const all = { ...read(".env"), ...read(SETTINGS_FILE), ...env } as Record<string, string | undefined>;
-  return Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => !!entry[1]));
+  return readEnvironment("deploy", { root, env }) as Record<string, string>;
 }
 
 export interface Asker {

@@ -7,6 +7,7 @@ import { isSecretKey } from "../../config/environment.ts";
 import { OwnerFailure } from "../../config/owner-failure.ts";
 import { checkSignUpPath, REFUSED_ADDRESS } from "../sign-ups/probe.ts";
 import { runPinned } from "../npx.ts";
+import { lastLines } from "../processes.ts";
 import { SUPABASE_CLI } from "../supabase-cli.ts";
 
 /**
@@ -34,7 +35,7 @@ export async function fetchPublishableKey(
   }
   const key = keys.find((entry) => entry.type === "publishable")?.api_key;
   if (key) return key;
-  const why = `${stdout}${stderr}`.trim().split("\n").slice(-2).join(" ");
+  const why = lastLines(`${stdout}\n${stderr}`, 2).join(" ");
   throw new OwnerFailure(
     `Could not fetch the publishable key of project ${ref} with SUPABASE_ACCESS_TOKEN (${why || "no publishable key"}). ` +
       "Check the token (supabase.com/dashboard/account/tokens) and the project's ref (Project Settings → General), " +

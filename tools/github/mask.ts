@@ -20,9 +20,14 @@ export function secretParts(url: string | undefined): string[] {
   return [...new Set(parts)].sort((a, b) => b.length - a.length);
 }
 
+/** `text` with each of `secrets` (an empty one is none) replaced by `***`. */
+export function blanked(text: string, secrets: string[]): string {
+  return secrets.filter(Boolean).reduce((result, secret) => result.replaceAll(secret, MASK), text);
+}
+
 /** `text` with every secret part of `url` replaced by `***`. */
 export function masked(text: string, url: string | undefined): string {
-  return secretParts(url).reduce((result, part) => result.replaceAll(part, MASK), text);
+  return blanked(text, secretParts(url));
 }
 
 /** Under Actions, asks the runner to mask the parts of `url` it cannot know (the whole string it masks already). */

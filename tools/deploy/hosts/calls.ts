@@ -1,9 +1,10 @@
 // How a host is called, and what its failures tell the owner: its pinned CLI (tools/npx.ts) for the
 // upload, its API for the one read the CLI does not offer (the address it gives the site), and
 // what each prints, with every token blanked out, since a CLI's error may quote its request.
-import { stripVTControlCharacters } from "node:util";
 import { OwnerFailure } from "../../../config/owner-failure.ts";
+import { blanked } from "../../github/mask.ts";
 import type { PinnedRun } from "../../npx.ts";
+import { lastLines } from "../../processes.ts";
 
 /** A host refused or failed the upload, or did not answer: the title names the host. */
 export class HostFailure extends OwnerFailure {
@@ -12,19 +13,9 @@ export class HostFailure extends OwnerFailure {
   }
 }
 
-/** `text` with each of `secrets` replaced by `***`. */
-function redact(text: string, secrets: string[]): string {
-  return secrets.filter(Boolean).reduce((redacted, secret) => redacted.split(secret).join("***"), text);
-}
-
 /** The last lines of a CLI's output, blanked of `secrets`: what the owner reads under our message. */
 function tail(run: PinnedRun, secrets: string[], lines = 12): string {
-  // Without colours, which a message in a log or an annotation would show as codes.
-  const output = stripVTControlCharacters(`${run.stdout}\n${run.stderr}`)
-    .split(/\r?\n/)
-    // Blank lines, and a stack's frames, which say where in the CLI, not what happened.
-    .filter((line) => line.trim() !== "" && !/^\s+at /.test(line));
-  return redact(output.slice(-lines).join("\n"), secrets);
+  return blanked(lastLines(`${run.stdout}\n${run.stderr}`, lines).join("\n"), secrets);
 }
 
 /** The failure for a token the host refused (401 or 403): `token` names its setting and where to make one. */
