@@ -18,8 +18,6 @@ export interface CheckTarget {
   publishableKey: string;
   /** The database's connection string: without it, the migrations are not checked. */
   dbUrl?: string;
-  /** Certificates to trust besides the system's (the tests' own HTTPS site). */
-  ca?: string;
 }
 
 export interface Verdict {
@@ -31,18 +29,18 @@ export interface Verdict {
 /** Runs every check against `target`, side by side; the repository at `root` says what is expected. */
 export async function checkLive(
   root: string,
-  { siteUrl, supabaseUrl, publishableKey, dbUrl, ca }: CheckTarget,
+  { siteUrl, supabaseUrl, publishableKey, dbUrl }: CheckTarget,
   env: NodeJS.ProcessEnv,
 ): Promise<Verdict> {
   const rules = parseHeadersFile(readFileSync(join(root, "public", "_headers"), "utf8"));
   const checks: Array<[passed: string, check: () => Promise<OwnerFailure[]>]> = [
     [
       `${siteUrl} answers 200 and sends sign-ups to ${new URL(supabaseUrl).origin}`,
-      async () => (await checkSite(siteUrl, supabaseUrl, { now: new Date(), ca }), []),
+      async () => (await checkSite(siteUrl, supabaseUrl, { now: new Date() }), []),
     ],
     [
       "the host sends public/_headers, answers unknown paths 404 with 404.html, and caches /_astro/ for good",
-      () => checkHosting(siteUrl, rules, { ca }),
+      () => checkHosting(siteUrl, rules),
     ],
     [
       "the page's sign-up path answers as it must (a test address refused, nothing stored)",

@@ -100,12 +100,9 @@ export const UNKNOWN_PATH = "/deploy-check-no-such-page";
  * `/_astro/` (named after its content) with the caching `rules` give it. Every failure is told, not
  * only the first: one OwnerCommandError a problem.
  */
-export async function checkHosting(
-  siteUrl: string,
-  rules: HeaderRule[],
-  { ca }: { ca?: string } = {},
-): Promise<OwnerCommandError[]> {
-  const at = (path: string) => fetchPage(new URL(path, siteUrl), ca);
+export async function checkHosting(siteUrl: string, rules: HeaderRule[]): Promise<OwnerCommandError[]> {
+  // Certificates beyond the system's come from NODE_EXTRA_CA_CERTS, which Node reads itself.
+  const at = (path: string) => fetchPage(new URL(path, siteUrl), undefined);
   const [home, unknown, notFound] = await Promise.all([at("/"), at(UNKNOWN_PATH), at("/404.html")]);
   const problems = missingHeaders(home, headersFor(rules, "/"), `${siteUrl} (/)`);
   if (unknown.status !== 404 || notFound.status !== 200 || unknown.body !== notFound.body) {
